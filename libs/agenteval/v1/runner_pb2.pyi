@@ -1,0 +1,166 @@
+from agenteval.v1 import common_pb2 as _common_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class RunEventType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    RUN_EVENT_TYPE_UNSPECIFIED: _ClassVar[RunEventType]
+    RUN_EVENT_TYPE_SUBMITTED: _ClassVar[RunEventType]
+    RUN_EVENT_TYPE_PROGRESS: _ClassVar[RunEventType]
+    RUN_EVENT_TYPE_COMPLETED: _ClassVar[RunEventType]
+    RUN_EVENT_TYPE_CANCELLED: _ClassVar[RunEventType]
+RUN_EVENT_TYPE_UNSPECIFIED: RunEventType
+RUN_EVENT_TYPE_SUBMITTED: RunEventType
+RUN_EVENT_TYPE_PROGRESS: RunEventType
+RUN_EVENT_TYPE_COMPLETED: RunEventType
+RUN_EVENT_TYPE_CANCELLED: RunEventType
+
+class Run(_message.Message):
+    __slots__ = ("run_id", "suite", "agent", "agent_version", "k", "status", "trials_total", "trials_graded", "created_at", "completed_at", "summary", "error")
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    SUITE_FIELD_NUMBER: _ClassVar[int]
+    AGENT_FIELD_NUMBER: _ClassVar[int]
+    AGENT_VERSION_FIELD_NUMBER: _ClassVar[int]
+    K_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    TRIALS_TOTAL_FIELD_NUMBER: _ClassVar[int]
+    TRIALS_GRADED_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    COMPLETED_AT_FIELD_NUMBER: _ClassVar[int]
+    SUMMARY_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    run_id: str
+    suite: str
+    agent: str
+    agent_version: str
+    k: int
+    status: _common_pb2.RunStatus
+    trials_total: int
+    trials_graded: int
+    created_at: str
+    completed_at: str
+    summary: _common_pb2.RunSummary
+    error: str
+    def __init__(self, run_id: _Optional[str] = ..., suite: _Optional[str] = ..., agent: _Optional[str] = ..., agent_version: _Optional[str] = ..., k: _Optional[int] = ..., status: _Optional[_Union[_common_pb2.RunStatus, str]] = ..., trials_total: _Optional[int] = ..., trials_graded: _Optional[int] = ..., created_at: _Optional[str] = ..., completed_at: _Optional[str] = ..., summary: _Optional[_Union[_common_pb2.RunSummary, _Mapping]] = ..., error: _Optional[str] = ...) -> None: ...
+
+class SubmitRunRequest(_message.Message):
+    __slots__ = ("suite_json", "agent", "k", "agent_version", "concurrency", "seed", "timeout_s", "tags", "request_id")
+    SUITE_JSON_FIELD_NUMBER: _ClassVar[int]
+    AGENT_FIELD_NUMBER: _ClassVar[int]
+    K_FIELD_NUMBER: _ClassVar[int]
+    AGENT_VERSION_FIELD_NUMBER: _ClassVar[int]
+    CONCURRENCY_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    TIMEOUT_S_FIELD_NUMBER: _ClassVar[int]
+    TAGS_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    suite_json: str
+    agent: str
+    k: int
+    agent_version: str
+    concurrency: int
+    seed: int
+    timeout_s: float
+    tags: _containers.RepeatedScalarFieldContainer[str]
+    request_id: str
+    def __init__(self, suite_json: _Optional[str] = ..., agent: _Optional[str] = ..., k: _Optional[int] = ..., agent_version: _Optional[str] = ..., concurrency: _Optional[int] = ..., seed: _Optional[int] = ..., timeout_s: _Optional[float] = ..., tags: _Optional[_Iterable[str]] = ..., request_id: _Optional[str] = ...) -> None: ...
+
+class SubmitRunResponse(_message.Message):
+    __slots__ = ("run",)
+    RUN_FIELD_NUMBER: _ClassVar[int]
+    run: Run
+    def __init__(self, run: _Optional[_Union[Run, _Mapping]] = ...) -> None: ...
+
+class GetRunRequest(_message.Message):
+    __slots__ = ("run_id",)
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    run_id: str
+    def __init__(self, run_id: _Optional[str] = ...) -> None: ...
+
+class GetRunResponse(_message.Message):
+    __slots__ = ("run",)
+    RUN_FIELD_NUMBER: _ClassVar[int]
+    run: Run
+    def __init__(self, run: _Optional[_Union[Run, _Mapping]] = ...) -> None: ...
+
+class ListRunsRequest(_message.Message):
+    __slots__ = ("suite", "agent_version", "limit")
+    SUITE_FIELD_NUMBER: _ClassVar[int]
+    AGENT_VERSION_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    suite: str
+    agent_version: str
+    limit: int
+    def __init__(self, suite: _Optional[str] = ..., agent_version: _Optional[str] = ..., limit: _Optional[int] = ...) -> None: ...
+
+class ListRunsResponse(_message.Message):
+    __slots__ = ("runs",)
+    RUNS_FIELD_NUMBER: _ClassVar[int]
+    runs: _containers.RepeatedCompositeFieldContainer[Run]
+    def __init__(self, runs: _Optional[_Iterable[_Union[Run, _Mapping]]] = ...) -> None: ...
+
+class CancelRunRequest(_message.Message):
+    __slots__ = ("run_id",)
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    run_id: str
+    def __init__(self, run_id: _Optional[str] = ...) -> None: ...
+
+class CancelRunResponse(_message.Message):
+    __slots__ = ("run",)
+    RUN_FIELD_NUMBER: _ClassVar[int]
+    run: Run
+    def __init__(self, run: _Optional[_Union[Run, _Mapping]] = ...) -> None: ...
+
+class WatchRunRequest(_message.Message):
+    __slots__ = ("run_id",)
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    run_id: str
+    def __init__(self, run_id: _Optional[str] = ...) -> None: ...
+
+class WatchRunResponse(_message.Message):
+    __slots__ = ("type", "run_id", "trials_total", "trials_completed", "trials_graded", "passes", "summary")
+    TYPE_FIELD_NUMBER: _ClassVar[int]
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    TRIALS_TOTAL_FIELD_NUMBER: _ClassVar[int]
+    TRIALS_COMPLETED_FIELD_NUMBER: _ClassVar[int]
+    TRIALS_GRADED_FIELD_NUMBER: _ClassVar[int]
+    PASSES_FIELD_NUMBER: _ClassVar[int]
+    SUMMARY_FIELD_NUMBER: _ClassVar[int]
+    type: RunEventType
+    run_id: str
+    trials_total: int
+    trials_completed: int
+    trials_graded: int
+    passes: int
+    summary: _common_pb2.RunSummary
+    def __init__(self, type: _Optional[_Union[RunEventType, str]] = ..., run_id: _Optional[str] = ..., trials_total: _Optional[int] = ..., trials_completed: _Optional[int] = ..., trials_graded: _Optional[int] = ..., passes: _Optional[int] = ..., summary: _Optional[_Union[_common_pb2.RunSummary, _Mapping]] = ...) -> None: ...
+
+class CompareRunsRequest(_message.Message):
+    __slots__ = ("baseline", "candidate", "threshold", "alpha")
+    BASELINE_FIELD_NUMBER: _ClassVar[int]
+    CANDIDATE_FIELD_NUMBER: _ClassVar[int]
+    THRESHOLD_FIELD_NUMBER: _ClassVar[int]
+    ALPHA_FIELD_NUMBER: _ClassVar[int]
+    baseline: str
+    candidate: str
+    threshold: float
+    alpha: float
+    def __init__(self, baseline: _Optional[str] = ..., candidate: _Optional[str] = ..., threshold: _Optional[float] = ..., alpha: _Optional[float] = ...) -> None: ...
+
+class CompareRunsResponse(_message.Message):
+    __slots__ = ("comparison_json", "passed", "baseline_run_id", "candidate_run_id")
+    COMPARISON_JSON_FIELD_NUMBER: _ClassVar[int]
+    PASSED_FIELD_NUMBER: _ClassVar[int]
+    BASELINE_RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    CANDIDATE_RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    comparison_json: str
+    passed: bool
+    baseline_run_id: str
+    candidate_run_id: str
+    def __init__(self, comparison_json: _Optional[str] = ..., passed: _Optional[bool] = ..., baseline_run_id: _Optional[str] = ..., candidate_run_id: _Optional[str] = ...) -> None: ...

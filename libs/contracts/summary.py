@@ -1,0 +1,73 @@
+"""Run and case statistics as they cross the bus (run.completed) and reach clients."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+
+class LatencySummary(BaseModel):
+    """Latency percentiles of a set of trials, in milliseconds."""
+
+    p50_ms: float = 0.0
+    p95_ms: float = 0.0
+    p99_ms: float = 0.0
+    mean_ms: float = 0.0
+    max_ms: float = 0.0
+
+
+class CaseSummary(BaseModel):
+    """Statistics of one case over its n trials."""
+
+    case_id: str
+    trials: int
+    """n: trials graded."""
+    passes: int
+    """c: trials that passed every grader."""
+    pass_rate: float
+    pass_rate_low: float = 0.0
+    """Lower end of the 95% Wilson interval of the pass rate."""
+    pass_rate_high: float = 1.0
+    """Upper end of the 95% Wilson interval."""
+    pass_at_k: dict[int, float] = Field(default_factory=dict)
+    """Unbiased pass@k for k = 1..n."""
+    pass_pow_k: dict[int, float] = Field(default_factory=dict)
+    """Unbiased pass^k for k = 1..n."""
+    latency: LatencySummary = Field(default_factory=LatencySummary)
+    errors: int = 0
+    """Trials whose agent raised."""
+    timeouts: int = 0
+    """Trials that ran out of time."""
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    tags: list[str] = Field(default_factory=list)
+    grader_scores: dict[str, float] = Field(default_factory=dict)
+    """Mean score per grader name."""
+    flaky: bool = False
+    """Some trials passed and some failed."""
+
+
+class RunSummary(BaseModel):
+    """Statistics of a whole run: totals and the per-case figures."""
+
+    run_id: str
+    suite: str = ""
+    agent: str = ""
+    agent_version: str = ""
+    k: int = 0
+    trials: int = 0
+    passes: int = 0
+    pass_rate: float = 0.0
+    pass_rate_low: float = 0.0
+    pass_rate_high: float = 1.0
+    pass_at_k: dict[int, float] = Field(default_factory=dict)
+    """Mean over cases of each case's pass@k."""
+    pass_pow_k: dict[int, float] = Field(default_factory=dict)
+    """Mean over cases of each case's pass^k."""
+    latency: LatencySummary = Field(default_factory=LatencySummary)
+    errors: int = 0
+    timeouts: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    cases: list[CaseSummary] = Field(default_factory=list)

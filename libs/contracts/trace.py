@@ -1,0 +1,115 @@
+"""The trace of one agent trial: what the agent saw, every step it took, what it answered.
+
+This is the one transcript schema of agenteval. The runner captures it, the
+transcript-store persists it, graders and eval functions read it (as the plain dict
+from :meth:`Trace.to_eval_dict`), and imported traces are normalized to it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+TrialStatus = Literal["ok", "error", "timeout"]
+StepType = Literal["message", "tool_call", "llm_call"]
+
+
+class Message(BaseModel):
+    """One chat message of the conversation given to the agent."""
+
+    model_config = ConfigDict(extra="allow")
+
+    role: Literal["system", "user", "assistant", "tool"] = "user"
+    """Who said it."""
+    content: str = ""
+    """What was said (plain text)."""
+
+
+class Step(BaseModel):
+    """One thing the agent did: a message, a tool call or an LLM call.
+
+    Flat on purpose: eval functions read ``step["type"]`` and the fields that type uses.
+    """
+
+    model_config = ConfigDict(extra="allow")
+
+    type: StepType
+    """Kind of step."""
+    name: str | None = None
+    """Tool name (tool_call)."""
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    """Tool arguments (tool_call)."""
+    result: Any = None
+    """Tool result, JSON-compatible (tool_call)."""
+    error: str | None = None
+    """Error message when the tool call failed (tool_call)."""
+    role: str | None = None
+    """Speaker (message)."""
+    content: str | None = None
+    """Text (message), or the model's output (llm_call)."""
+    model: str | None = None
+    """Model name (llm_call)."""
+    input_tokens: int = 0
+    """Prompt tokens (llm_call)."""
+    output_tokens: int = 0
+    """Completion tokens (llm_call)."""
+    latency_ms: float = 0.0
+    """How long the step took."""
+
+
+class Usage(BaseModel):
+    """Token totals of a trial, summed over its LLM calls."""
+
+    input_tokens: int = 0
+    """Prompt tokens."""
+    output_tokens: int = 0
+    """Completion tokens."""
+    models: dict[str, dict[str, int]] = Field(default_factory=dict)
+    """Per model: {"input_tokens": n, "output_tokens": n}, so cost can be priced per model."""
+
+
+class TrialError(BaseModel):
+    """Why a trial failed to produce an answer: errors are data, stored like any result."""
+
+    code: str
+    """Stable machine-readable code: agent_error, timeout, agent_not_found, ..."""
+    message: str
+    """What a person should read."""
+    retryable: bool = False
+    """Whether running the trial again may succeed."""
+
+
+class Trace(BaseModel):
+    """Everything one trial did."""
+
+    model_config = ConfigDict(extra="allow")
+
+    input: list[Message] = Field(default_factory=list)
+    """The conversation given to the agent."""
+    steps: list[Step] = Field(default_factory=list)
+    """Every step in order."""
+    output: str | None = None
+    """The agent's final answer."""
+    state: dict[str, Any] = Field(default_factory=dict)
+    """The agent's final state (what its tools changed), for state checks."""
+    usage: Usage = Field(default_factory=Usage)
+    """Tokens used."""
+    latency_ms: float = 0.0
+    """Wall time of the trial."""
+    status: TrialStatus = "ok"
+    """ok, error (the agent raised) or timeout."""
+    error: TrialError | None = None
+    """Set when status is not ok."""
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    """Free-form labels (agent version, seed, ...)."""
+
+    @property
+    def tool_calls(self) -> list[Step]:
+        return [s for s in self.steps if s.type == "tool_call"]
+
+    def to_eval_dict(self) -> dict[str, Any]:
+        """The plain dict eval functions and graders receive (adds ``tool_calls``)."""
+        d = self.model_dump(mode="json")
+        d["tool_calls"] = [s for s in d["steps"] if s["type"] == "tool_call"]
+        return d

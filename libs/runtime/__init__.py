@@ -1,0 +1,1 @@
+"""Runtime shared by every service: bus, gRPC server, embedded NATS, settings, telemetry."""

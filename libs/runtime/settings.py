@@ -1,0 +1,40 @@
+"""Settings every service shares (env prefix ``AGENTEVAL_``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agenteval.contracts.subjects import DEFAULT_PREFIX, Subjects
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class CommonSettings(BaseSettings):
+    """Where the bus and the databases are, and how to log."""
+
+    model_config = SettingsConfigDict(env_prefix="AGENTEVAL_", extra="ignore")
+
+    nats_url: str = "nats://127.0.0.1:4222"
+    """NATS server with JetStream."""
+    bus_prefix: str = DEFAULT_PREFIX
+    """Subject prefix; the stream is its upper-case form."""
+    database_url: str | None = None
+    """Default database of every service (a service's own URL wins)."""
+    data_dir: Path = Field(default=Path(".agenteval"))
+    """Where embedded data lives (SQLite files, JetStream store)."""
+    log_level: str = "WARNING"
+    json_logs: bool = True
+
+    @property
+    def subjects(self) -> Subjects:
+        return Subjects(self.bus_prefix)
+
+    def database_for(self, service: str, own_url: str | None = None) -> str:
+        """The service's database: its own URL, the shared one, or a SQLite file in data_dir."""
+        if own_url:
+            return own_url
+        if self.database_url:
+            return self.database_url
+        from agenteval.storage.db import sqlite_url
+
+        return sqlite_url(self.data_dir / f"{service}.db")

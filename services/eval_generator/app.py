@@ -1,0 +1,46 @@
+"""The eval-generator's wiring."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agenteval.eval_generator.grpc_api import EvalGeneratorServicer
+from agenteval.eval_generator.repository import EvalRepository
+from agenteval.eval_generator.settings import EvalGeneratorSettings
+from agenteval.runtime.grpc_server import GrpcServer
+from agenteval.runtime.host import ServiceHost
+from agenteval.runtime.settings import CommonSettings
+from agenteval.storage import create_engine, upgrade
+from agenteval.v1 import eval_generator_pb2, eval_generator_pb2_grpc
+from faststream.nats import NatsBroker
+
+MIGRATIONS = Path(__file__).parent / "migrations"
+
+
+class EvalGeneratorComponent:
+    name = "eval_generator"
+
+    def __init__(self, common: CommonSettings, settings: EvalGeneratorSettings | None = None) -> None:
+        self.common = common
+        self.settings = settings or EvalGeneratorSettings()
+        self.engine = create_engine(common.database_for("evals", self.settings.database_url))
+        self.repo = EvalRepository(self.engine)
+
+    async def prepare(self) -> None:
+        await upgrade(self.engine, "eval_generator", MIGRATIONS)
+
+    def register_handlers(self, broker: NatsBroker) -> None:
+        pass
+
+    def register_grpc(self, server: GrpcServer) -> None:
+        server.add(
+            eval_generator_pb2_grpc.add_EvalGeneratorServiceServicer_to_server,
+            EvalGeneratorServicer(self.repo),
+            [eval_generator_pb2.DESCRIPTOR.services_by_name["EvalGeneratorService"].full_name],
+        )
+
+    async def started(self, host: ServiceHost) -> None:
+        pass
+
+    async def close(self) -> None:
+        await self.engine.dispose()

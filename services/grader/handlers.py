@@ -1,0 +1,28 @@
+"""The grader's bus subscribers."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+from agenteval.contracts.events import TrialCompleted, TrialGraded
+from agenteval.contracts.subjects import Subjects
+from agenteval.grader.service import GraderService
+from agenteval.runtime.bus import batch_subscriber, parse_batch
+from faststream.nats import NatsBroker
+
+
+def register(
+    broker: NatsBroker,
+    service: GraderService,
+    subjects: Subjects,
+    publish: Callable[[str, Sequence[TrialGraded]], Awaitable[None]],
+    batch_size: int = 256,
+) -> None:
+    @batch_subscriber(
+        broker, subjects.trial_completed, subjects, durable="grader-trial-completed", batch_size=batch_size
+    )
+    async def on_trial_completed(payloads: list[dict[str, Any]]) -> None:
+        batch = parse_batch(TrialCompleted, payloads, "grader-trial-completed")
+        graded = await service.grade_many(batch)
+        await publish(subjects.trial_graded, graded)

@@ -1,0 +1,16 @@
+"""Grader settings (env prefix ``AGENTEVAL_GRADER_``)."""
+
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class GraderSettings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="AGENTEVAL_GRADER_", extra="ignore")
+
+    grpc_address: str = "0.0.0.0:50052"
+    """Where GraderService listens when the grader runs alone."""
+    sandbox_workers: int = 2
+    """Sandbox worker processes for eval functions."""
+    sandbox_timeout_s: float = 2.0
+    """Wall-clock limit of one eval-function call."""
+    batch_size: int = 256
+    """trial.completed messages graded per pull."""

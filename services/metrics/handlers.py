@@ -1,0 +1,20 @@
+"""The metrics service's bus subscribers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agenteval.contracts.events import TrialGraded
+from agenteval.metrics.service import MetricsService
+from agenteval.runtime.bus import batch_subscriber, parse_batch
+from faststream.nats import NatsBroker
+
+
+def register(broker: NatsBroker, service: MetricsService, batch_size: int = 512) -> None:
+    subjects = service.subjects
+
+    @batch_subscriber(
+        broker, subjects.trial_graded, subjects, durable="metrics-trial-graded", batch_size=batch_size
+    )
+    async def on_trial_graded(payloads: list[dict[str, Any]]) -> None:
+        await service.on_graded(parse_batch(TrialGraded, payloads, "metrics-trial-graded"))

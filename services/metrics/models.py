@@ -1,0 +1,34 @@
+"""The metrics service's tables: one row per graded trial, one per run."""
+
+from sqlalchemy import Boolean, Column, Float, Integer, MetaData, String, Table, Text
+
+metadata = MetaData()
+
+trial_results = Table(
+    "metrics_trial_results",
+    metadata,
+    Column("trial_id", String(500), primary_key=True),
+    Column("run_id", String(64), nullable=False, index=True),
+    Column("case_id", String(200), nullable=False),
+    Column("trial_index", Integer, nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("passed", Boolean, nullable=False),
+    Column("score", Float, nullable=False),
+    Column("latency_ms", Float, nullable=False),
+    Column("input_tokens", Integer, nullable=False),
+    Column("output_tokens", Integer, nullable=False),
+    Column("cost_usd", Float, nullable=False),
+    Column("grader_scores_json", Text, nullable=False),
+    Column("tags_json", Text, nullable=False),
+)
+
+runs = Table(
+    "metrics_runs",
+    metadata,
+    Column("run_id", String(64), primary_key=True),
+    Column("suite", String(200), nullable=False),
+    Column("agent_version", String(200), nullable=False),
+    Column("trials_total", Integer, nullable=False),
+    Column("completed", Boolean, nullable=False),
+    Column("summary_json", Text, nullable=True),
+)

@@ -1,0 +1,96 @@
+"""Reads and writes of the metrics service's own tables."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from agenteval.contracts.events import TrialGraded
+from agenteval.contracts.summary import RunSummary
+from agenteval.metrics.models import runs, trial_results
+from agenteval.storage import insert_ignore
+from sqlalchemy import Integer, cast, func, select, update
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+
+class MetricsRepository:
+    def __init__(self, engine: AsyncEngine) -> None:
+        self.engine = engine
+
+    async def record(self, graded: Sequence[TrialGraded], costs: Sequence[float]) -> None:
+        """Store graded trials; a trial seen before is left as it was (idempotent)."""
+        if not graded:
+            return
+        rows = [
+            {
+                "trial_id": g.trial_id,
+                "run_id": g.run_id,
+                "case_id": g.case_id,
+                "trial_index": g.trial_index,
+                "status": g.status,
+                "passed": g.passed,
+                "score": g.score,
+                "latency_ms": g.latency_ms,
+                "input_tokens": g.input_tokens,
+                "output_tokens": g.output_tokens,
+                "cost_usd": cost,
+                "grader_scores_json": json.dumps({gr.name: gr.score for gr in g.grades}),
+                "tags_json": json.dumps(g.tags),
+            }
+            for g, cost in zip(graded, costs, strict=True)
+        ]
+        run_rows = {
+            g.run_id: {
+                "run_id": g.run_id,
+                "suite": g.suite,
+                "agent_version": g.agent_version,
+                "trials_total": g.trials_total,
+                "completed": False,
+                "summary_json": None,
+            }
+            for g in graded
+        }
+        async with self.engine.begin() as conn:
+            await conn.execute(insert_ignore(self.engine, runs), list(run_rows.values()))
+            await conn.execute(insert_ignore(self.engine, trial_results), rows)
+
+    async def progress(self, run_id: str) -> tuple[int, int, int, bool]:
+        """(graded, passes, total, completed) of a run."""
+        async with self.engine.connect() as conn:
+            graded, passes = (
+                await conn.execute(
+                    select(
+                        func.count(), func.coalesce(func.sum(cast(trial_results.c.passed, Integer)), 0)
+                    ).where(trial_results.c.run_id == run_id)
+                )
+            ).one()
+            row = (
+                await conn.execute(
+                    select(runs.c.trials_total, runs.c.completed).where(runs.c.run_id == run_id)
+                )
+            ).first()
+        total, completed = (row[0], bool(row[1])) if row else (0, False)
+        return int(graded), int(passes), int(total), completed
+
+    async def trials(self, run_id: str) -> list[dict[str, Any]]:
+        async with self.engine.connect() as conn:
+            rows = (
+                (await conn.execute(select(trial_results).where(trial_results.c.run_id == run_id)))
+                .mappings()
+                .all()
+            )
+        return [dict(r) for r in rows]
+
+    async def run_meta(self, run_id: str) -> dict[str, Any] | None:
+        async with self.engine.connect() as conn:
+            row = (await conn.execute(select(runs).where(runs.c.run_id == run_id))).mappings().first()
+        return dict(row) if row else None
+
+    async def mark_completed(self, run_id: str, summary: RunSummary) -> None:
+        async with self.engine.begin() as conn:
+            await conn.execute(
+                update(runs)
+                .where(runs.c.run_id == run_id)
+                .values(completed=True, summary_json=summary.model_dump_json())
+            )

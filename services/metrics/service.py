@@ -1,0 +1,83 @@
+"""The metrics service's domain: record graded trials, publish progress and completion.
+
+run.completed is published once per run: the summary goes out with a dedupe id
+(``run.completed:<run>``) before the run is marked complete, so a crash in between
+republishes the same event, which JetStream drops as a duplicate.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable, Sequence
+
+from agenteval.contracts.events import Event, RunCompleted, RunProgressed, TrialGraded
+from agenteval.contracts.subjects import Subjects
+from agenteval.contracts.summary import RunSummary
+from agenteval.metrics import metrics
+from agenteval.metrics.repository import MetricsRepository
+from agenteval.metrics.summary import summarize
+
+Publisher = Callable[[str, Sequence[Event]], Awaitable[None]]
+
+PROGRESS_INTERVAL_S = 0.2
+
+
+def trial_cost(g: TrialGraded) -> float:
+    from agenteval.stats import cost_usd
+
+    agent_cost = sum(
+        cost_usd(model, t.get("input_tokens", 0), t.get("output_tokens", 0)) for model, t in g.models.items()
+    )
+    return agent_cost + g.grading_cost_usd
+
+
+class MetricsService:
+    def __init__(self, repo: MetricsRepository, subjects: Subjects, publish: Publisher) -> None:
+        self.repo = repo
+        self.subjects = subjects
+        self.publish = publish
+        self._last_progress: dict[str, float] = {}
+
+    async def on_graded(self, graded: Sequence[TrialGraded]) -> None:
+        await self.repo.record(graded, [trial_cost(g) for g in graded])
+        for run_id in dict.fromkeys(g.run_id for g in graded):
+            await self._check(run_id)
+
+    async def _check(self, run_id: str) -> None:
+        graded, passes, total, completed = await self.repo.progress(run_id)
+        if completed:
+            return
+        if total and graded >= total:
+            await self.complete(run_id)
+            return
+        now = time.monotonic()
+        if now - self._last_progress.get(run_id, 0.0) >= PROGRESS_INTERVAL_S:
+            self._last_progress[run_id] = now
+            await self.publish(
+                self.subjects.run_progressed,
+                [
+                    RunProgressed(
+                        event_id=f"run.progressed:{run_id}:{graded}",
+                        run_id=run_id,
+                        trials_total=total,
+                        trials_graded=graded,
+                        passes=passes,
+                    )
+                ],
+            )
+
+    async def complete(self, run_id: str) -> RunSummary:
+        summary = await self.summary(run_id)
+        await self.publish(
+            self.subjects.run_completed,
+            [RunCompleted(event_id=f"run.completed:{run_id}", run_id=run_id, summary=summary)],
+        )
+        await self.repo.mark_completed(run_id, summary)
+        self._last_progress.pop(run_id, None)
+        metrics.observe_run(summary)
+        return summary
+
+    async def summary(self, run_id: str) -> RunSummary:
+        meta = await self.repo.run_meta(run_id)
+        rows = await self.repo.trials(run_id)
+        return summarize(run_id, rows, meta)

@@ -1,0 +1,14 @@
+"""Metrics settings (env prefix ``AGENTEVAL_METRICS_``)."""
+
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class MetricsSettings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="AGENTEVAL_METRICS_", extra="ignore")
+
+    database_url: str | None = None
+    """The metrics service's own database (defaults to the shared one)."""
+    grpc_address: str = "0.0.0.0:50053"
+    """Where MetricsService listens when it runs alone."""
+    batch_size: int = 512
+    """trial.graded messages handled per pull."""

@@ -1,0 +1,66 @@
+"""CompareRuns: a candidate run against a baseline, with the statistics of agenteval.stats."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+from agenteval.contracts.errors import Conflict, InvalidArgument
+from agenteval.runner.service import RunnerService
+
+
+@dataclass
+class CompareResult:
+    baseline_run_id: str
+    candidate_run_id: str
+    passed: bool
+    document: dict[str, Any]
+
+
+def _jsonable(obj: Any) -> Any:
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return {k: _jsonable(v) for k, v in dataclasses.asdict(obj).items()}
+    if isinstance(obj, dict):
+        return {str(k): _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_jsonable(v) for v in obj]
+    return obj
+
+
+async def compare(
+    service: RunnerService,
+    baseline_ref: str,
+    candidate_ref: str,
+    threshold: float = 0.05,
+    alpha: float = 0.05,
+) -> CompareResult:
+    from agenteval.stats import compare_runs
+
+    if not baseline_ref or not candidate_ref:
+        raise InvalidArgument("compare needs a baseline and a candidate (run id or agent version)")
+    candidate = await service.resolve(candidate_ref)
+    baseline = await service.resolve(baseline_ref, suite=candidate.suite)
+    for rec in (baseline, candidate):
+        if rec.summary is None:
+            raise Conflict(f"run {rec.run_id} has no summary yet (status {rec.status})")
+    b, c = baseline.summary, candidate.summary
+    assert b is not None and c is not None
+    comparison = compare_runs(
+        {cs.case_id: (cs.passes, cs.trials) for cs in b.cases},
+        {cs.case_id: (cs.passes, cs.trials) for cs in c.cases},
+        threshold=threshold,
+        alpha=alpha,
+    )
+    doc = _jsonable(comparison)
+    doc["baseline"] = {
+        "run_id": baseline.run_id,
+        "agent_version": baseline.agent_version,
+        "suite": baseline.suite,
+    }
+    doc["candidate"] = {
+        "run_id": candidate.run_id,
+        "agent_version": candidate.agent_version,
+        "suite": candidate.suite,
+    }
+    return CompareResult(baseline.run_id, candidate.run_id, bool(comparison.passed), doc)

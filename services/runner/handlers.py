@@ -1,0 +1,44 @@
+"""The runner's bus subscribers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agenteval.contracts.events import RunCancelled, RunCompleted, RunProgressed, RunSubmitted, TrialRequested
+from agenteval.runner.service import RunnerService
+from agenteval.runtime.bus import batch_subscriber, concurrent_subscriber, parse_batch
+from faststream.nats import NatsBroker
+
+
+def register(broker: NatsBroker, service: RunnerService) -> None:
+    subjects = service.subjects
+
+    @batch_subscriber(broker, subjects.run_submitted, subjects, durable="runner-run-submitted", batch_size=16)
+    async def on_run_submitted(payloads: list[dict[str, Any]]) -> None:
+        for ev in parse_batch(RunSubmitted, payloads, "runner-run-submitted"):
+            await service.expand(ev)
+
+    @concurrent_subscriber(
+        broker,
+        subjects.trial_requested,
+        subjects,
+        durable="runner-trial-requested",
+        max_workers=service.settings.concurrency,
+    )
+    async def on_trial_requested(payload: dict[str, Any]) -> None:
+        for req in parse_batch(TrialRequested, [payload], "runner-trial-requested"):
+            await service.execute(req)
+
+    @batch_subscriber(broker, subjects.run_progressed, subjects, durable="runner-run-progressed")
+    async def on_run_progressed(payloads: list[dict[str, Any]]) -> None:
+        await service.on_progress(parse_batch(RunProgressed, payloads, "runner-run-progressed"))
+
+    @batch_subscriber(broker, subjects.run_completed, subjects, durable="runner-run-completed")
+    async def on_run_completed(payloads: list[dict[str, Any]]) -> None:
+        await service.on_completed(parse_batch(RunCompleted, payloads, "runner-run-completed"))
+
+    # Every replica must learn of a cancel: a plain (non-durable, non-shared) subscription.
+    @broker.subscriber(subjects.run_cancelled)
+    async def on_run_cancelled(payload: dict[str, Any]) -> None:
+        for ev in parse_batch(RunCancelled, [payload], "runner-run-cancelled"):
+            service.on_cancelled(ev.run_id)

@@ -1,0 +1,12 @@
+"""The runner's Prometheus instruments."""
+
+from prometheus_client import Counter, Gauge, Histogram
+
+RUNS_SUBMITTED = Counter("agenteval_runner_runs_submitted_total", "Runs accepted by SubmitRun")
+TRIALS = Counter("agenteval_runner_trials_total", "Trials run, by outcome", ["status"])
+TRIALS_IN_FLIGHT = Gauge("agenteval_runner_trials_in_flight", "Trials running now")
+TRIAL_SECONDS = Histogram(
+    "agenteval_runner_trial_duration_seconds",
+    "Wall time of one trial",
+    buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120),
+)

@@ -1,0 +1,28 @@
+"""The runner's tables: runs as submitted, their status and final summary."""
+
+from sqlalchemy import BigInteger, Column, DateTime, Float, Integer, MetaData, String, Table, Text
+
+metadata = MetaData()
+
+runs = Table(
+    "runner_runs",
+    metadata,
+    Column("run_id", String(64), primary_key=True),
+    Column("request_id", String(200), unique=True, nullable=True),
+    Column("suite", String(200), nullable=False, index=True),
+    Column("agent", String(500), nullable=False),
+    Column("agent_version", String(200), nullable=False, default="", index=True),
+    Column("k", Integer, nullable=True),
+    Column("seed", BigInteger, nullable=False, default=0),
+    Column("concurrency", Integer, nullable=False, default=0),
+    Column("timeout_s", Float, nullable=True),
+    Column("status", String(16), nullable=False),
+    Column("trials_total", Integer, nullable=False),
+    Column("trials_graded", Integer, nullable=False, default=0),
+    Column("passes", Integer, nullable=False, default=0),
+    Column("created_at", DateTime(timezone=True), nullable=False, index=True),
+    Column("completed_at", DateTime(timezone=True), nullable=True),
+    Column("suite_json", Text, nullable=False),
+    Column("summary_json", Text, nullable=True),
+    Column("error", Text, nullable=True),
+)

@@ -1,0 +1,127 @@
+"""Reads and writes of the runner's own table."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from agenteval.contracts.summary import RunSummary
+from agenteval.runner.models import runs
+from sqlalchemy import select, update
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+ACTIVE = ("pending", "running")
+
+
+@dataclass
+class RunRecord:
+    run_id: str
+    suite: str
+    agent: str
+    agent_version: str
+    k: int | None
+    seed: int
+    concurrency: int
+    timeout_s: float | None
+    status: str
+    trials_total: int
+    trials_graded: int
+    passes: int
+    created_at: datetime
+    completed_at: datetime | None
+    suite_json: str
+    summary_json: str | None
+    error: str | None
+    request_id: str | None = None
+
+    @property
+    def summary(self) -> RunSummary | None:
+        return RunSummary.model_validate_json(self.summary_json) if self.summary_json else None
+
+
+class RunRepository:
+    def __init__(self, engine: AsyncEngine) -> None:
+        self.engine = engine
+
+    async def insert(self, rec: RunRecord) -> None:
+        async with self.engine.begin() as conn:
+            await conn.execute(runs.insert().values(**rec.__dict__))
+
+    async def get(self, run_id: str) -> RunRecord | None:
+        async with self.engine.connect() as conn:
+            row = (await conn.execute(select(runs).where(runs.c.run_id == run_id))).mappings().first()
+        return RunRecord(**row) if row else None
+
+    async def by_request_id(self, request_id: str) -> RunRecord | None:
+        async with self.engine.connect() as conn:
+            row = (await conn.execute(select(runs).where(runs.c.request_id == request_id))).mappings().first()
+        return RunRecord(**row) if row else None
+
+    async def list(
+        self,
+        suite: str | None = None,
+        agent_version: str | None = None,
+        limit: int = 50,
+        completed_only: bool = False,
+    ) -> list[RunRecord]:
+        q = select(runs).order_by(runs.c.created_at.desc()).limit(max(1, min(limit, 1000)))
+        if suite:
+            q = q.where(runs.c.suite == suite)
+        if agent_version:
+            q = q.where(runs.c.agent_version == agent_version)
+        if completed_only:
+            q = q.where(runs.c.status == "completed")
+        async with self.engine.connect() as conn:
+            rows = (await conn.execute(q)).mappings().all()
+        return [RunRecord(**r) for r in rows]
+
+    async def mark_running(self, run_id: str) -> None:
+        async with self.engine.begin() as conn:
+            await conn.execute(
+                update(runs)
+                .where(runs.c.run_id == run_id, runs.c.status == "pending")
+                .values(status="running")
+            )
+
+    async def set_progress(self, run_id: str, graded: int, passes: int) -> None:
+        async with self.engine.begin() as conn:
+            await conn.execute(
+                update(runs)
+                .where(runs.c.run_id == run_id, runs.c.status.in_(ACTIVE), runs.c.trials_graded < graded)
+                .values(trials_graded=graded, passes=passes)
+            )
+
+    async def complete(self, run_id: str, summary: RunSummary, at: datetime) -> None:
+        """Store the final summary; a cancelled run keeps its status."""
+        async with self.engine.begin() as conn:
+            await conn.execute(
+                update(runs)
+                .where(runs.c.run_id == run_id, runs.c.status.in_(ACTIVE))
+                .values(status="completed")
+            )
+            await conn.execute(
+                update(runs)
+                .where(runs.c.run_id == run_id)
+                .values(
+                    summary_json=summary.model_dump_json(),
+                    completed_at=at,
+                    trials_graded=summary.trials,
+                    passes=summary.passes,
+                )
+            )
+
+    async def cancel(self, run_id: str) -> bool:
+        async with self.engine.begin() as conn:
+            res = await conn.execute(
+                update(runs)
+                .where(runs.c.run_id == run_id, runs.c.status.in_(ACTIVE))
+                .values(status="cancelled")
+            )
+        return res.rowcount == 1
+
+    async def cancelled_ids(self) -> set[str]:
+        async with self.engine.connect() as conn:
+            rows = await conn.execute(
+                select(runs.c.run_id).where(runs.c.status == "cancelled", runs.c.completed_at.is_(None))
+            )
+        return {r[0] for r in rows}

@@ -1,0 +1,47 @@
+"""The transcript-store's wiring."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agenteval.runtime.grpc_server import GrpcServer
+from agenteval.runtime.host import ServiceHost
+from agenteval.runtime.settings import CommonSettings
+from agenteval.storage import create_engine, upgrade
+from agenteval.transcript_store import handlers
+from agenteval.transcript_store.grpc_api import TranscriptServicer
+from agenteval.transcript_store.repository import TranscriptRepository
+from agenteval.transcript_store.settings import TranscriptSettings
+from agenteval.v1 import transcripts_pb2, transcripts_pb2_grpc
+from faststream.nats import NatsBroker
+
+MIGRATIONS = Path(__file__).parent / "migrations"
+
+
+class TranscriptStoreComponent:
+    name = "transcript_store"
+
+    def __init__(self, common: CommonSettings, settings: TranscriptSettings | None = None) -> None:
+        self.common = common
+        self.settings = settings or TranscriptSettings()
+        self.engine = create_engine(common.database_for("transcripts", self.settings.database_url))
+        self.repo = TranscriptRepository(self.engine)
+
+    async def prepare(self) -> None:
+        await upgrade(self.engine, "transcript_store", MIGRATIONS)
+
+    def register_handlers(self, broker: NatsBroker) -> None:
+        handlers.register(broker, self.repo, self.common.subjects, self.settings.batch_size)
+
+    def register_grpc(self, server: GrpcServer) -> None:
+        server.add(
+            transcripts_pb2_grpc.add_TranscriptServiceServicer_to_server,
+            TranscriptServicer(self.repo),
+            [transcripts_pb2.DESCRIPTOR.services_by_name["TranscriptService"].full_name],
+        )
+
+    async def started(self, host: ServiceHost) -> None:
+        pass
+
+    async def close(self) -> None:
+        await self.engine.dispose()

@@ -1,0 +1,31 @@
+"""The transcript-store's bus subscribers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agenteval.contracts.events import TrialCompleted, TrialGraded
+from agenteval.contracts.subjects import Subjects
+from agenteval.runtime.bus import batch_subscriber, parse_batch
+from agenteval.transcript_store.repository import TranscriptRepository
+from faststream.nats import NatsBroker
+
+
+def register(
+    broker: NatsBroker, repo: TranscriptRepository, subjects: Subjects, batch_size: int = 512
+) -> None:
+    @batch_subscriber(
+        broker,
+        subjects.trial_completed,
+        subjects,
+        durable="transcripts-trial-completed",
+        batch_size=batch_size,
+    )
+    async def on_trial_completed(payloads: list[dict[str, Any]]) -> None:
+        await repo.store_completed(parse_batch(TrialCompleted, payloads, "transcripts-trial-completed"))
+
+    @batch_subscriber(
+        broker, subjects.trial_graded, subjects, durable="transcripts-trial-graded", batch_size=batch_size
+    )
+    async def on_trial_graded(payloads: list[dict[str, Any]]) -> None:
+        await repo.store_graded(parse_batch(TrialGraded, payloads, "transcripts-trial-graded"))

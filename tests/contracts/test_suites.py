@@ -1,0 +1,85 @@
+"""Suites load from YAML, and an invalid suite names the file, the case and the field."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from agenteval.suites import SuiteError, filter_cases, load_suite
+
+GOOD = """
+name: demo
+trials: 3
+graders:
+  - max_steps: {max: 5}
+cases:
+  - id: greet
+    input: "hello"
+    tags: [fast]
+    graders:
+      - output_contains: {text: hello}
+  - id: multi
+    input:
+      - {role: user, content: "first"}
+      - {role: assistant, content: "ok"}
+      - {role: user, content: "second"}
+    trials: 2
+"""
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    p = tmp_path / "suite.yaml"
+    p.write_text(text)
+    return p
+
+
+def test_yaml_suite_loads_with_shorthand_graders(tmp_path: Path) -> None:
+    suite = load_suite(write(tmp_path, GOOD))
+    assert [c.id for c in suite.cases] == ["greet", "multi"]
+    greet = suite.cases[0]
+    assert greet.input[0].role == "user" and greet.input[0].content == "hello"
+    assert [g.name for g in suite.graders_for(greet)] == ["max_steps", "output_contains"]
+    assert suite.trials_for(suite.cases[1]) == 2
+    assert suite.trials_for(suite.cases[1], k=7) == 7
+    assert [c.id for c in filter_cases(suite, ["fast"]).cases] == ["greet"]
+
+
+def test_unknown_grader_names_file_case_and_field(tmp_path: Path) -> None:
+    path = write(tmp_path, GOOD.replace("output_contains", "output_containz"))
+    with pytest.raises(SuiteError) as exc:
+        load_suite(path)
+    msg = str(exc.value)
+    assert str(path) in msg and "cases[0] (id 'greet')" in msg and "graders[0]" in msg
+    assert "output_containz" in msg
+
+
+def test_bad_grader_params_fail_at_load(tmp_path: Path) -> None:
+    with pytest.raises(SuiteError, match=r"cases\[0\] \(id 'greet'\): graders\[0\].*output_contains"):
+        load_suite(write(tmp_path, GOOD.replace("{text: hello}", "{txet: hello}")))
+
+
+def test_structural_errors_name_the_case_and_field(tmp_path: Path) -> None:
+    bad = GOOD.replace("    trials: 2", "    trials: many")
+    with pytest.raises(SuiteError) as exc:
+        load_suite(write(tmp_path, bad))
+    assert "cases[1] (id 'multi').trials" in str(exc.value)
+
+
+@pytest.mark.parametrize(
+    "text, fragment",
+    [
+        ("name: x\ncases: []\n", "cases"),
+        ("- just a list\n", "must be a mapping"),
+        ("name: x\ncases:\n  - id: a\n    input: hi\n  - id: a\n    input: hi\n", "duplicate case id"),
+        ("name: x\ncases:\n  - id: a\n", "input"),
+        ("name: [unclosed\n", "not valid YAML"),
+    ],
+)
+def test_invalid_suites_are_explained(tmp_path: Path, text: str, fragment: str) -> None:
+    with pytest.raises(SuiteError, match=fragment):
+        load_suite(write(tmp_path, text))
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(SuiteError, match="no such suite file"):
+        load_suite(tmp_path / "nope.yaml")

@@ -1,0 +1,97 @@
+"""A trial captures the agent's trace whatever the agent does."""
+
+from __future__ import annotations
+
+import pytest
+from agenteval.contracts.events import TrialRequested
+from agenteval.contracts.suite import Case
+from agenteval.runner.executor import run_trial, trial_seed
+
+
+def request(agent: str, timeout_s: float = 5.0, **case_fields) -> TrialRequested:
+    case = Case(id="c1", input="hello there", **case_fields)
+    return TrialRequested(
+        event_id="e",
+        run_id="r1",
+        trial_id="r1/c1/0",
+        case=case,
+        graders=[],
+        trial_index=0,
+        trials_total=1,
+        agent=agent,
+        seed=trial_seed(1, "c1", 0),
+        timeout_s=timeout_s,
+    )
+
+
+async def test_async_agent_tool_calls_and_tokens_are_recorded() -> None:
+    trace = await run_trial(request("python:tests.agents:echo_tool"))
+    assert trace.status == "ok"
+    assert trace.output == "ANSWER: HELLO THERE"
+    [call] = trace.tool_calls
+    assert call.name == "lookup" and call.arguments == {"query": "hello there"}
+    assert call.result == {"answer": "HELLO THERE"}
+    assert trace.usage.input_tokens == 100 and trace.usage.output_tokens == 20
+    assert trace.usage.models == {"claude-haiku-4-5": {"input_tokens": 100, "output_tokens": 20}}
+    assert trace.latency_ms > 0
+    assert trace.input[0].content == "hello there"
+
+
+async def test_sync_agent_runs_off_the_event_loop() -> None:
+    trace = await run_trial(request("python:tests.agents:sync_agent"))
+    assert trace.status == "ok" and trace.output == "11 characters"
+    assert trace.tool_calls[0].result == 11
+
+
+async def test_agent_that_raises_gives_an_error_trial_not_a_crash() -> None:
+    trace = await run_trial(request("python:tests.agents:raises"))
+    assert trace.status == "error"
+    assert trace.error is not None and trace.error.code == "agent_error"
+    assert "the agent broke" in trace.error.message
+
+
+async def test_agent_that_hangs_times_out() -> None:
+    trace = await run_trial(request("python:tests.agents:slow", timeout_s=0.2))
+    assert trace.status == "timeout"
+    assert trace.error is not None and "0.2s" in trace.error.message
+
+
+async def test_agent_may_return_its_own_trace() -> None:
+    trace = await run_trial(request("python:tests.agents:returns_trace"))
+    assert trace.output == "done"
+    assert trace.tool_calls[0].name == "search"
+    assert trace.usage.output_tokens == 7
+
+
+async def test_tool_mock_replaces_the_tool_and_error_mocks_fail_it() -> None:
+    trace = await run_trial(
+        request("python:tests.agents:echo_tool", tool_mocks={"lookup": {"answer": "MOCKED"}})
+    )
+    assert trace.output == "ANSWER: MOCKED"
+    trace = await run_trial(
+        request("python:tests.agents:echo_tool", tool_mocks={"lookup": {"error": "down"}})
+    )
+    assert trace.status == "error"
+    assert trace.tool_calls[0].error == "down"
+
+
+async def test_missing_agent_is_an_error_trial_with_the_reason() -> None:
+    trace = await run_trial(request("python:tests.agents:no_such_agent"))
+    assert trace.status == "error" and trace.error is not None
+    assert "no_such_agent" in trace.error.message
+
+
+async def test_same_seed_same_behaviour() -> None:
+    outs = {(await run_trial(request("python:tests.agents:coin"))).output for _ in range(5)}
+    assert len(outs) == 1
+    seeds = {trial_seed(1, "c1", i) for i in range(50)}
+    assert len(seeds) == 50
+
+
+@pytest.mark.parametrize("spec", ["", "python:", "python:nomodule", "ftp://x", "grpc://"])
+async def test_bad_agent_specs_are_rejected_with_a_reason(spec: str) -> None:
+    from agenteval.contracts.errors import InvalidArgument
+    from agenteval.runner.agents import load_agent
+
+    with pytest.raises(InvalidArgument):
+        load_agent(spec)
