@@ -9,9 +9,10 @@ is deduplicated by JetStream.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
-from collections.abc import Iterable, Sequence
-from typing import TypeVar
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from typing import Any, TypeVar
 
 from agenteval.contracts.events import Event
 from agenteval.contracts.subjects import Subjects
@@ -23,6 +24,7 @@ from pydantic import BaseModel, ValidationError
 log = logging.getLogger("agenteval.bus")
 
 M = TypeVar("M", bound=BaseModel)
+Handler = Callable[[Any], Awaitable[None]]
 
 # A message not acked in this time is redelivered (the handler died or hung).
 ACK_WAIT_S = 120.0
@@ -51,6 +53,24 @@ def consumer_config(max_ack_pending: int = 20_000) -> ConsumerConfig:
     return ConsumerConfig(ack_wait=ACK_WAIT_S, max_deliver=MAX_DELIVER, max_ack_pending=max_ack_pending)
 
 
+def _logged(durable: str, decorator: Callable[[Handler], Any]) -> Callable[[Handler], Any]:
+    """Log a handler's failure (the broker itself logs nothing per message) and let it nack."""
+
+    def wrap(fn: Handler) -> Any:
+        @functools.wraps(fn)
+        async def handler(*args: Any, **kwargs: Any) -> None:
+            # The broker calls by the wrapped handler's parameter names: pass them through.
+            try:
+                await fn(*args, **kwargs)
+            except Exception:
+                log.exception("handler failed; its messages will be redelivered", extra={"handler": durable})
+                raise
+
+        return decorator(handler)
+
+    return wrap
+
+
 def batch_subscriber(
     broker: NatsBroker,
     subject: str,
@@ -58,15 +78,18 @@ def batch_subscriber(
     durable: str,
     batch_size: int = 256,
     timeout_s: float = 0.05,
-):
+) -> Callable[[Handler], Any]:
     """Decorator: a durable pull consumer handing batches of raw payloads to the handler."""
-    return broker.subscriber(
-        subject,
-        stream=stream_for(subjects),
-        durable=durable,
-        config=consumer_config(),
-        pull_sub=PullSub(batch_size=batch_size, timeout=timeout_s, batch=True),
-        ack_policy=AckPolicy.NACK_ON_ERROR,
+    return _logged(
+        durable,
+        broker.subscriber(
+            subject,
+            stream=stream_for(subjects),
+            durable=durable,
+            config=consumer_config(),
+            pull_sub=PullSub(batch_size=batch_size, timeout=timeout_s, batch=True),
+            ack_policy=AckPolicy.NACK_ON_ERROR,
+        ),
     )
 
 
@@ -76,16 +99,19 @@ def concurrent_subscriber(
     subjects: Subjects,
     durable: str,
     max_workers: int,
-):
+) -> Callable[[Handler], Any]:
     """Decorator: a durable pull consumer running up to ``max_workers`` handlers at once."""
-    return broker.subscriber(
-        subject,
-        stream=stream_for(subjects),
-        durable=durable,
-        config=consumer_config(max_ack_pending=max(1000, max_workers * 4)),
-        pull_sub=PullSub(batch_size=min(max_workers, 256), timeout=1.0),
-        max_workers=max_workers,
-        ack_policy=AckPolicy.NACK_ON_ERROR,
+    return _logged(
+        durable,
+        broker.subscriber(
+            subject,
+            stream=stream_for(subjects),
+            durable=durable,
+            config=consumer_config(max_ack_pending=max(1000, max_workers * 4)),
+            pull_sub=PullSub(batch_size=min(max_workers, 256), timeout=1.0),
+            max_workers=max_workers,
+            ack_policy=AckPolicy.NACK_ON_ERROR,
+        ),
     )
 
 

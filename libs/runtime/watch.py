@@ -27,7 +27,8 @@ class Watcher:
             return self._nc
 
     @asynccontextmanager
-    async def __call__(self, subjects: list[str]) -> AsyncIterator[AsyncIterator[tuple[str, dict[str, Any]]]]:
+    async def __call__(self, subjects: list[str]) -> AsyncIterator[asyncio.Queue[tuple[str, dict[str, Any]]]]:
+        """Subscribe to ``subjects``; yields a queue of (subject, payload) as they arrive."""
         nc = await self._connection()
         queue: asyncio.Queue[tuple[str, dict[str, Any]]] = asyncio.Queue(maxsize=10_000)
 
@@ -42,12 +43,8 @@ class Watcher:
         subs = [await nc.subscribe(s, cb=on_msg) for s in subjects]
         await nc.flush()
 
-        async def events() -> AsyncIterator[tuple[str, dict[str, Any]]]:
-            while True:
-                yield await queue.get()
-
         try:
-            yield events()
+            yield queue
         finally:
             for sub in subs:
                 try:

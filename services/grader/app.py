@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from agenteval.contracts.events import TrialGraded
 from agenteval.grader import handlers
@@ -18,18 +19,42 @@ from agenteval.v1 import grader_pb2, grader_pb2_grpc
 from faststream.nats import NatsBroker
 
 
+class LazyPool:
+    """The sandbox pool, started on first use: suites without eval functions never spawn workers."""
+
+    def __init__(self, settings: GraderSettings) -> None:
+        self.settings = settings
+        self._pool: Any = None
+
+    async def get(self) -> Any:
+        if self._pool is None:
+            from agenteval.sandbox import SandboxLimits, SandboxPool
+
+            self._pool = SandboxPool(
+                workers=self.settings.sandbox_workers,
+                limits=SandboxLimits(timeout_s=self.settings.sandbox_timeout_s),
+            )
+            await self._pool.start()
+        return self._pool
+
+    async def run_batch(self, *args: Any, **kwargs: Any) -> Any:
+        return await (await self.get()).run_batch(*args, **kwargs)
+
+    async def run(self, *args: Any, **kwargs: Any) -> Any:
+        return await (await self.get()).run(*args, **kwargs)
+
+    async def close(self) -> None:
+        if self._pool is not None:
+            await self._pool.close()
+
+
 class GraderComponent:
     name = "grader"
 
     def __init__(self, common: CommonSettings, settings: GraderSettings | None = None) -> None:
-        from agenteval.sandbox import SandboxLimits, SandboxPool
-
         self.common = common
         self.settings = settings or GraderSettings()
-        self.pool = SandboxPool(
-            workers=self.settings.sandbox_workers,
-            limits=SandboxLimits(timeout_s=self.settings.sandbox_timeout_s),
-        )
+        self.pool = LazyPool(self.settings)
         self.service = GraderService({"sandbox": self.pool})
         self.tester = EvalCodeTester(self.pool)
         self.broker: NatsBroker | None = None

@@ -11,14 +11,14 @@ from typing import Any
 from agenteval.contracts.errors import InvalidArgument
 from agenteval.contracts.pb import RUN_STATUS_TO_PB, summary_to_pb
 from agenteval.contracts.suite import Suite
-from agenteval.contracts.summary import RunSummary
+from agenteval.contracts.events import RunCompleted
 from agenteval.runner.repository import RunRecord
 from agenteval.runner.service import RunnerService, SubmitRunInput
 from agenteval.v1 import runner_pb2, runner_pb2_grpc
 from pydantic import ValidationError
 
-# (subjects) -> async context manager yielding an async iterator of (subject, payload dict)
-Watcher = Callable[[list[str]], AbstractAsyncContextManager[AsyncIterator[tuple[str, dict[str, Any]]]]]
+# (subjects) -> async context manager yielding a queue of (subject, payload dict)
+Watcher = Callable[[list[str]], AbstractAsyncContextManager[asyncio.Queue[tuple[str, dict[str, Any]]]]]
 
 
 def run_to_pb(rec: RunRecord) -> runner_pb2.Run:
@@ -99,7 +99,7 @@ class RunServicer(runner_pb2_grpc.RunServiceServicer):
                 return
             while True:
                 try:
-                    subject, payload = await asyncio.wait_for(anext(events), timeout=5.0)
+                    subject, payload = await asyncio.wait_for(events.get(), timeout=5.0)
                 except TimeoutError:
                     # Nothing heard for a while: the stored state is the truth (covers a missed event).
                     rec = await self.service.get(request.run_id)
@@ -119,7 +119,10 @@ class RunServicer(runner_pb2_grpc.RunServiceServicer):
                         passes=payload["passes"],
                     )
                 elif subject == subjects.run_completed:
-                    summary = RunSummary.model_validate(payload["summary"])
+                    done = RunCompleted.model_validate(payload)
+                    # Record it before the stream ends, so a GetRun right after sees it.
+                    await self.service.on_completed([done])
+                    summary = done.summary
                     yield runner_pb2.WatchRunResponse(
                         type=runner_pb2.RUN_EVENT_TYPE_COMPLETED,
                         run_id=request.run_id,

@@ -1,0 +1,117 @@
+"""The distributed topology as separate processes: two runner replicas, one of every other
+service, the machine's NATS server (or the test one) and a PostgreSQL database."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import secrets
+import subprocess
+import sys
+from pathlib import Path
+
+import grpc
+import pytest
+from agenteval.client import Client
+from agenteval.contracts.suite import Suite
+from agenteval.runtime.nats_server import free_port
+from agenteval.v1 import common_pb2, runner_pb2, transcripts_pb2, transcripts_pb2_grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+ROOT = Path(__file__).resolve().parents[2]
+SERVICES = ["runner", "runner", "grader", "metrics", "transcript_store", "eval_generator"]
+
+
+async def wait_serving(target: str, timeout_s: float = 60.0) -> None:
+    deadline = asyncio.get_running_loop().time() + timeout_s
+    async with grpc.aio.insecure_channel(target) as ch:
+        stub = health_pb2_grpc.HealthStub(ch)
+        while True:
+            try:
+                resp = await stub.Check(health_pb2.HealthCheckRequest(service=""), timeout=1.0)
+                if resp.status == health_pb2.HealthCheckResponse.SERVING:
+                    return
+            except grpc.aio.AioRpcError:
+                pass
+            if asyncio.get_running_loop().time() > deadline:
+                raise TimeoutError(f"{target} did not become SERVING")
+            await asyncio.sleep(0.2)
+
+
+@pytest.fixture
+async def topology(nats_url: str, pg_url: str, tmp_path: Path):
+    env = dict(os.environ)
+    env.update(
+        {
+            "AGENTEVAL_NATS_URL": os.environ.get("AGENTEVAL_TEST_NATS_URL", nats_url),
+            "AGENTEVAL_BUS_PREFIX": f"d{secrets.token_hex(4)}",
+            "AGENTEVAL_DATABASE_URL": pg_url,
+            "AGENTEVAL_LOG_LEVEL": "WARNING",
+            "PYTHONPATH": str(ROOT),
+        }
+    )
+    procs: list[tuple[str, str, subprocess.Popen[bytes]]] = []
+    # Migrations of one service run in one process at a time: start the first of each alone.
+    for name in SERVICES:
+        addr = f"127.0.0.1:{free_port()}"
+        log = open(tmp_path / f"{name}-{len(procs)}.log", "wb")
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "agenteval.cli", "serve", name, "--address", addr],
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        procs.append((name, addr, proc))
+        await wait_serving(addr)
+    try:
+        yield {name: addr for name, addr, _ in procs}, [addr for name, addr, _ in procs if name == "runner"]
+    finally:
+        for _, _, proc in procs:
+            proc.terminate()
+        for _, _, proc in procs:
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
+async def test_run_across_processes_with_two_runner_replicas(topology) -> None:
+    addrs, runners = topology
+    suite = Suite.model_validate(
+        {
+            "name": "distributed",
+            "cases": [
+                {"id": f"c{i}", "input": f"question {i}", "graders": [{"tool_called": {"tool": "lookup"}}]}
+                for i in range(8)
+            ],
+        }
+    )
+    async with Client(runners[0]) as client:
+        run = await client.submit(suite, agent="python:tests.agents:echo_tool", k=5)
+        # Watch from the other replica: any runner serves any run.
+        async with Client(runners[1]) as other:
+            events = [ev async for ev in other.watch(run.run_id)]
+        assert events[-1].type == runner_pb2.RUN_EVENT_TYPE_COMPLETED
+        assert events[-1].summary.trials == 40 and events[-1].summary.passes == 40
+        assert await eventually_completed(runners[1], run.run_id)
+
+    async with grpc.aio.insecure_channel(addrs["transcript_store"]) as ch:
+        stub = transcripts_pb2_grpc.TranscriptServiceStub(ch)
+        for _ in range(100):  # the store consumes trial.completed on its own pace
+            resp = await stub.ListTrials(transcripts_pb2.ListTrialsRequest(run_id=run.run_id, limit=100))
+            if resp.total == 40 and all(t.trace_json for t in resp.trials):
+                break
+            await asyncio.sleep(0.05)
+        assert resp.total == 40
+        assert all(t.trace_json for t in resp.trials), "some transcripts were never stored"
+
+
+async def eventually_completed(target: str, run_id: str) -> bool:
+    """The runner records completion from run.completed, a moment after watchers see it."""
+    async with Client(target) as client:
+        for _ in range(100):
+            if (await client.get_run(run_id)).status == common_pb2.RUN_STATUS_COMPLETED:
+                return True
+            await asyncio.sleep(0.05)
+    return False

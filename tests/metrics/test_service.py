@@ -1,0 +1,92 @@
+"""Metrics count each graded trial once and publish run.completed once, even on redelivery."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pytest
+from agenteval.contracts.events import Event, GradeRecord, RunCompleted, RunProgressed, TrialGraded
+from agenteval.contracts.subjects import Subjects
+from agenteval.metrics.app import MIGRATIONS
+from agenteval.metrics.repository import MetricsRepository
+from agenteval.metrics.service import MetricsService
+from agenteval.storage import create_engine, upgrade
+
+
+def graded(run_id: str, case_id: str, i: int, passed: bool, total: int, latency: float = 10.0) -> TrialGraded:
+    return TrialGraded(
+        event_id=f"trial.graded:{run_id}/{case_id}/{i}",
+        run_id=run_id,
+        trial_id=f"{run_id}/{case_id}/{i}",
+        case_id=case_id,
+        trial_index=i,
+        trials_total=total,
+        suite="s",
+        agent_version="v1",
+        status="ok",
+        passed=passed,
+        score=1.0 if passed else 0.0,
+        grades=[
+            GradeRecord(name="output_contains", score=1.0 if passed else 0.0, passed=passed, explanation="")
+        ],
+        latency_ms=latency,
+        input_tokens=1000,
+        output_tokens=100,
+        models={"claude-haiku-4-5": {"input_tokens": 1000, "output_tokens": 100}},
+    )
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.events: list[tuple[str, Event]] = []
+
+    async def __call__(self, subject: str, events: Sequence[Event]) -> None:
+        self.events.extend((subject, e) for e in events)
+
+    def of(self, cls: type) -> list:
+        return [e for _, e in self.events if isinstance(e, cls)]
+
+
+@pytest.fixture
+async def service(db_url: str):
+    engine = create_engine(db_url)
+    await upgrade(engine, "metrics", MIGRATIONS)
+    rec = Recorder()
+    yield MetricsService(MetricsRepository(engine), Subjects("t"), rec), rec
+    await engine.dispose()
+
+
+async def test_redelivered_trials_count_once_and_completion_is_published_once(service) -> None:
+    svc, rec = service
+    batch = [graded("r1", "a", i, passed=i < 2, total=6) for i in range(3)]
+    batch += [graded("r1", "b", i, passed=True, total=6) for i in range(2)]
+    await svc.on_graded(batch)
+    await svc.on_graded(batch)  # the whole batch redelivered
+    assert rec.of(RunCompleted) == []
+    progress = rec.of(RunProgressed)
+    assert progress and progress[-1].trials_graded == 5
+
+    last = graded("r1", "b", 2, passed=False, total=6)
+    await svc.on_graded([last])
+    await svc.on_graded([last, *batch])  # and again, after completion
+    [done] = rec.of(RunCompleted)
+    s = done.summary
+    assert (s.trials, s.passes) == (6, 4)
+    a, b = s.cases
+    assert (a.case_id, a.trials, a.passes) == ("a", 3, 2)
+    assert (b.case_id, b.trials, b.passes) == ("b", 3, 2)
+    assert a.pass_at_k[1] == pytest.approx(2 / 3)
+    assert a.pass_at_k[3] == pytest.approx(1.0)
+    assert a.pass_pow_k[2] == pytest.approx(1 / 3)
+    assert a.flaky and b.flaky
+    assert s.input_tokens == 6000 and s.cost_usd > 0
+    assert done.event_id == "run.completed:r1"
+
+
+async def test_runs_are_kept_apart(service) -> None:
+    svc, rec = service
+    await svc.on_graded([graded("r1", "a", 0, True, 2), graded("r2", "a", 0, False, 1)])
+    [done] = rec.of(RunCompleted)
+    assert done.run_id == "r2" and done.summary.passes == 0
+    await svc.on_graded([graded("r1", "a", 1, True, 2)])
+    assert sorted(e.run_id for e in rec.of(RunCompleted)) == ["r1", "r2"]
