@@ -9,10 +9,11 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any, Literal
 
+from pydantic import BaseModel, Field
+
 from agenteval.contracts.suite import Case, GraderSpec, Suite
 from agenteval.contracts.summary import RunSummary
 from agenteval.contracts.trace import Trace, TrialStatus
-from pydantic import BaseModel, Field
 
 
 def _now() -> datetime:

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from agenteval.contracts.trace import Message
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from agenteval.contracts.trace import Message
 
 
 class GraderSpec(BaseModel):

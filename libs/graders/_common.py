@@ -6,9 +6,10 @@ import json
 from dataclasses import dataclass
 from typing import Annotated, Any
 
+from pydantic import StringConstraints
+
 from agenteval.contracts.trace import Trace
 from agenteval.graders._registry import GradeOutcome
-from pydantic import StringConstraints
 
 ToolName = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
 """A tool name parameter: surrounding spaces are dropped, empty names are rejected."""

@@ -13,9 +13,10 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, ValidationError
+
 from agenteval.contracts.suite import Case, GraderSpec
 from agenteval.contracts.trace import Trace
-from pydantic import BaseModel, ConfigDict, ValidationError
 
 
 class Grade(BaseModel):
@@ -155,9 +156,20 @@ async def run_grader(spec: GraderSpec, trace: Trace, ctx: GradeContext) -> Grade
         if isinstance(outcome, Grade):
             return outcome
         score = min(1.0, max(0.0, float(outcome.score)))
-        return Grade(name=spec.name, params=spec.params, score=score, passed=bool(outcome.passed),
-                     explanation=outcome.explanation)
+        return Grade(
+            name=spec.name,
+            params=spec.params,
+            score=score,
+            passed=bool(outcome.passed),
+            explanation=outcome.explanation,
+        )
     except Exception as exc:
         message = f"{type(exc).__name__}: {exc}"[:2000]
-        return Grade(name=spec.name, params=spec.params, score=0.0, passed=False,
-                     explanation=f"grader could not run: {message}", error=message)
+        return Grade(
+            name=spec.name,
+            params=spec.params,
+            score=0.0,
+            passed=False,
+            explanation=f"grader could not run: {message}",
+            error=message,
+        )

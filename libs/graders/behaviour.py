@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import re
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from agenteval.contracts.trace import Trace
 from agenteval.graders._common import NonEmptyText, ToolName, calls, excerpt, plural
 from agenteval.graders._registry import GradeContext, GradeOutcome, grader
-from pydantic import BaseModel, ConfigDict, Field
 
 
 class TerminationParams(BaseModel):

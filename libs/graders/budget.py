@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections import Counter
 from typing import Literal
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from agenteval.contracts.trace import Trace
 from agenteval.graders._common import calls, names, plural
 from agenteval.graders._registry import GradeContext, GradeOutcome, grader
-from pydantic import BaseModel, ConfigDict, Field
 
 
 class MaxStepsParams(BaseModel):

@@ -18,10 +18,11 @@ import re
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from agenteval.contracts.trace import Trace
 from agenteval.graders._common import calls, no_output
 from agenteval.graders._registry import GradeContext, GradeOutcome, grader
-from pydantic import BaseModel, ConfigDict, Field
 
 _NUMBER = re.compile(r"(?<![\w.,])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?![\w]|[.,]\d)")
 _QUOTED = re.compile(r"\"([^\"\n]{2,300})\"|“([^”\n]{2,300})”")

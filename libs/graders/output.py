@@ -9,12 +9,13 @@ import json
 import re
 from typing import Any, Literal
 
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
 from agenteval.contracts.trace import Trace
 from agenteval.graders._common import NonEmptyText, excerpt, no_output
 from agenteval.graders._match import compile_regex
 from agenteval.graders._registry import GradeContext, GradeOutcome, grader
 from agenteval.graders._schema import check_schema, validate
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 
 def _fold(text: str, case_sensitive: bool) -> str:

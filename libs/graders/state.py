@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
 from agenteval.contracts.trace import Trace
 from agenteval.graders._match import MISSING, Expected, StatePath, mismatch, resolve, show, where_missing
 from agenteval.graders._registry import GradeContext, GradeOutcome, grader
-from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 
 class StateCheckParams(BaseModel):

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Literal
 
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
 from agenteval.contracts.trace import Trace
 from agenteval.graders._common import Call, ToolName, calls, names, plural, ratio, short_args
 from agenteval.graders._match import MISSING, Expected, mismatch, show
 from agenteval.graders._registry import GradeContext, GradeOutcome, grader
-from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 
 def _arg_problems(call: Call, expected: dict[str, object]) -> list[str]:

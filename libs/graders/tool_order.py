@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Literal
 
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
 from agenteval.contracts.trace import Trace
 from agenteval.graders._common import ToolName, calls, names
 from agenteval.graders._registry import GradeContext, GradeOutcome, grader
-from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 
 class ToolSequenceParams(BaseModel):

@@ -14,12 +14,13 @@ import logging
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any, TypeVar
 
-from agenteval.contracts.events import Event
-from agenteval.contracts.subjects import Subjects
-from agenteval.runtime import telemetry
 from faststream import AckPolicy
 from faststream.nats import ConsumerConfig, JStream, NatsBroker, PullSub
 from pydantic import BaseModel, ValidationError
+
+from agenteval.contracts.events import Event
+from agenteval.contracts.subjects import Subjects
+from agenteval.runtime import telemetry
 
 log = logging.getLogger("agenteval.bus")
 

@@ -11,10 +11,11 @@ from collections.abc import Awaitable, Callable, Iterable
 from typing import Any
 
 import grpc
-from agenteval.contracts import errors
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1.health import aio as health_aio
 from grpc_reflection.v1alpha import reflection
+
+from agenteval.contracts import errors
 
 log = logging.getLogger("agenteval.grpc")
 

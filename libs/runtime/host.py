@@ -13,10 +13,11 @@ import signal
 from collections.abc import Sequence
 from typing import Protocol
 
+from faststream.nats import NatsBroker
+
 from agenteval.runtime.bus import make_broker
 from agenteval.runtime.grpc_server import GrpcServer
 from agenteval.runtime.settings import CommonSettings
-from faststream.nats import NatsBroker
 
 log = logging.getLogger("agenteval.host")
 

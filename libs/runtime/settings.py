@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from agenteval.contracts.subjects import DEFAULT_PREFIX, Subjects
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from agenteval.contracts.subjects import DEFAULT_PREFIX, Subjects
 
 
 class CommonSettings(BaseSettings):

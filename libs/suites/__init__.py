@@ -11,9 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from pydantic import ValidationError
+
 from agenteval.contracts.errors import InvalidArgument
 from agenteval.contracts.suite import Case, GraderSpec, Suite
-from pydantic import ValidationError
 
 __all__ = [
     "Case",

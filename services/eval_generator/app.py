@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from faststream.nats import NatsBroker
+
 from agenteval.eval_generator.grpc_api import EvalGeneratorServicer
 from agenteval.eval_generator.repository import EvalRepository
 from agenteval.eval_generator.settings import EvalGeneratorSettings
@@ -12,7 +14,6 @@ from agenteval.runtime.host import ServiceHost
 from agenteval.runtime.settings import CommonSettings
 from agenteval.storage import create_engine, upgrade
 from agenteval.v1 import eval_generator_pb2, eval_generator_pb2_grpc
-from faststream.nats import NatsBroker
 
 MIGRATIONS = Path(__file__).parent / "migrations"
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from agenteval.eval_generator.models import evals
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncEngine
+
+from agenteval.eval_generator.models import evals
 
 
 class EvalRepository:

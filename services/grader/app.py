@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from faststream.nats import NatsBroker
+
 from agenteval.contracts.events import TrialGraded
 from agenteval.grader import handlers
 from agenteval.grader.eval_code import EvalCodeTester
@@ -16,7 +18,6 @@ from agenteval.runtime.grpc_server import GrpcServer
 from agenteval.runtime.host import ServiceHost
 from agenteval.runtime.settings import CommonSettings
 from agenteval.v1 import grader_pb2, grader_pb2_grpc
-from faststream.nats import NatsBroker
 
 
 class LazyPool:

@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
+from faststream.nats import NatsBroker
+
 from agenteval.contracts.events import TrialCompleted, TrialGraded
 from agenteval.contracts.subjects import Subjects
 from agenteval.grader.service import GraderService
 from agenteval.runtime.bus import batch_subscriber, parse_batch
-from faststream.nats import NatsBroker
 
 
 def register(

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from faststream.nats import NatsBroker
+
 from agenteval.contracts.events import Event
 from agenteval.metrics import handlers
 from agenteval.metrics.grpc_api import MetricsServicer
@@ -17,7 +19,6 @@ from agenteval.runtime.host import ServiceHost
 from agenteval.runtime.settings import CommonSettings
 from agenteval.storage import create_engine, upgrade
 from agenteval.v1 import metrics_pb2, metrics_pb2_grpc
-from faststream.nats import NatsBroker
 
 MIGRATIONS = Path(__file__).parent / "migrations"
 

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from faststream.nats import NatsBroker
+
 from agenteval.contracts.events import TrialGraded
 from agenteval.metrics.service import MetricsService
 from agenteval.runtime.bus import batch_subscriber, parse_batch
-from faststream.nats import NatsBroker
 
 
 def register(broker: NatsBroker, service: MetricsService, batch_size: int = 512) -> None:

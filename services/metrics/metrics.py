@@ -1,7 +1,8 @@
 """The metrics service's Prometheus instruments (labels: suite, case, agent version; never ids)."""
 
-from agenteval.contracts.summary import RunSummary
 from prometheus_client import Counter, Gauge
+
+from agenteval.contracts.summary import RunSummary
 
 RUNS_COMPLETED = Counter("agenteval_metrics_runs_completed_total", "Runs completed", ["suite"])
 RUN_PASS_RATE = Gauge("agenteval_run_pass_rate", "Pass rate of the latest run", ["suite", "agent_version"])

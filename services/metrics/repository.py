@@ -6,12 +6,13 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from sqlalchemy import Integer, cast, func, select, update
+from sqlalchemy.ext.asyncio import AsyncEngine
+
 from agenteval.contracts.events import TrialGraded
 from agenteval.contracts.summary import RunSummary
 from agenteval.metrics.models import runs, trial_results
 from agenteval.storage import insert_ignore
-from sqlalchemy import Integer, cast, func, select, update
-from sqlalchemy.ext.asyncio import AsyncEngine
 
 
 class MetricsRepository:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from faststream.nats import NatsBroker
+
 from agenteval.contracts.events import Event
 from agenteval.runner import handlers
 from agenteval.runner.grpc_api import RunServicer
@@ -18,7 +20,6 @@ from agenteval.runtime.settings import CommonSettings
 from agenteval.runtime.watch import Watcher
 from agenteval.storage import create_engine, upgrade
 from agenteval.v1 import runner_pb2, runner_pb2_grpc
-from faststream.nats import NatsBroker
 
 MIGRATIONS = Path(__file__).parent / "migrations"
 

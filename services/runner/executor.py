@@ -7,12 +7,13 @@ import hashlib
 import time
 from typing import Any
 
+from pydantic import ValidationError
+
 from agenteval.contracts.errors import AgentEvalError
 from agenteval.contracts.events import TrialRequested
 from agenteval.contracts.trace import Step, Trace, TrialError, Usage
 from agenteval.runner.agents import load_agent
 from agenteval.runner.context import AgentContext
-from pydantic import ValidationError
 
 MAX_ERROR_CHARS = 4000
 

@@ -8,14 +8,15 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager
 from typing import Any
 
+from pydantic import ValidationError
+
 from agenteval.contracts.errors import InvalidArgument
+from agenteval.contracts.events import RunCompleted
 from agenteval.contracts.pb import RUN_STATUS_TO_PB, summary_to_pb
 from agenteval.contracts.suite import Suite
-from agenteval.contracts.events import RunCompleted
 from agenteval.runner.repository import RunRecord
 from agenteval.runner.service import RunnerService, SubmitRunInput
 from agenteval.v1 import runner_pb2, runner_pb2_grpc
-from pydantic import ValidationError
 
 # (subjects) -> async context manager yielding a queue of (subject, payload dict)
 Watcher = Callable[[list[str]], AbstractAsyncContextManager[asyncio.Queue[tuple[str, dict[str, Any]]]]]

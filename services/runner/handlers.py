@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from faststream.nats import NatsBroker
+
 from agenteval.contracts.events import RunCancelled, RunCompleted, RunProgressed, RunSubmitted, TrialRequested
 from agenteval.runner.service import RunnerService
 from agenteval.runtime.bus import batch_subscriber, concurrent_subscriber, parse_batch
-from faststream.nats import NatsBroker
 
 
 def register(broker: NatsBroker, service: RunnerService) -> None:

@@ -5,10 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from agenteval.contracts.summary import RunSummary
-from agenteval.runner.models import runs
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncEngine
+
+from agenteval.contracts.summary import RunSummary
+from agenteval.runner.models import runs
 
 ACTIVE = ("pending", "running")
 

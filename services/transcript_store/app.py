@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from faststream.nats import NatsBroker
+
 from agenteval.runtime.grpc_server import GrpcServer
 from agenteval.runtime.host import ServiceHost
 from agenteval.runtime.settings import CommonSettings
@@ -13,7 +15,6 @@ from agenteval.transcript_store.grpc_api import TranscriptServicer
 from agenteval.transcript_store.repository import TranscriptRepository
 from agenteval.transcript_store.settings import TranscriptSettings
 from agenteval.v1 import transcripts_pb2, transcripts_pb2_grpc
-from faststream.nats import NatsBroker
 
 MIGRATIONS = Path(__file__).parent / "migrations"
 

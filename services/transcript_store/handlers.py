@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from faststream.nats import NatsBroker
+
 from agenteval.contracts.events import TrialCompleted, TrialGraded
 from agenteval.contracts.subjects import Subjects
 from agenteval.runtime.bus import batch_subscriber, parse_batch
 from agenteval.transcript_store.repository import TranscriptRepository
-from faststream.nats import NatsBroker
 
 
 def register(

@@ -7,11 +7,12 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncEngine
+
 from agenteval.contracts.events import TrialCompleted, TrialGraded
 from agenteval.storage import upsert
 from agenteval.transcript_store.models import trials
-from sqlalchemy import func, select
-from sqlalchemy.ext.asyncio import AsyncEngine
 
 
 class TranscriptRepository:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from agenteval.suites import SuiteError, filter_cases, load_suite
 
 GOOD = """

@@ -5,8 +5,8 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
-from agenteval.graders.grounding import numbers_in
 
+from agenteval.graders.grounding import numbers_in
 from tests.graders.conftest import call, grade, trace
 
 LOOKUP = call("lookup_order", result={"id": "A1001", "total": 1234.5, "carrier": "Blue Dart", "eta_days": 14})

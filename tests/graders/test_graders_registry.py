@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-import agenteval.graders as graders
 import pytest
+
+import agenteval.graders as graders
 from agenteval.contracts.suite import GraderSpec
 from agenteval.contracts.trace import Step, Trace
 from agenteval.graders import GradeContext, UnknownGraderError, registered_graders, run_grader, validate_spec
-
 from tests.graders.conftest import call, case, message, trace
 
 # One valid parameter set per grader; also the list of graders this package must provide.

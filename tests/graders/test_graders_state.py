@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from agenteval.graders._match import MISSING, check_expected, resolve
 
+from agenteval.graders._match import MISSING, check_expected, resolve
 from tests.graders.conftest import grade, trace
 
 STATE = {

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from agenteval.contracts.trace import Trace
 
+from agenteval.contracts.trace import Trace
 from tests.graders.conftest import call, case, grade, trace
 
 

@@ -12,11 +12,12 @@ from pathlib import Path
 
 import grpc
 import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
 from agenteval.client import Client
 from agenteval.contracts.suite import Suite
 from agenteval.runtime.nats_server import free_port
 from agenteval.v1 import common_pb2, runner_pb2, transcripts_pb2, transcripts_pb2_grpc
-from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVICES = ["runner", "runner", "grader", "metrics", "transcript_store", "eval_generator"]

@@ -7,13 +7,14 @@ import json
 
 import grpc
 import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
 from agenteval.client import Client
 from agenteval.contracts.pb import TRIAL_STATUS_FROM_PB
 from agenteval.contracts.suite import Suite
 from agenteval.contracts.trace import Trace
 from agenteval.stack import EmbeddedStack
 from agenteval.v1 import common_pb2, runner_pb2
-from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 SUITE = Suite.model_validate(
     {
@@ -74,7 +75,7 @@ async def test_suite_runs_through_all_services(stack: EmbeddedStack) -> None:
 
 async def test_failing_agents_give_error_and_timeout_trials_not_a_crashed_run(stack: EmbeddedStack) -> None:
     async with Client(stack.target) as client:
-        run_id, events = await run_to_completion(client, agent="python:tests.agents:raises", k=2)
+        run_id, _events = await run_to_completion(client, agent="python:tests.agents:raises", k=2)
         summary = await client.summary(run_id)
         assert summary is not None and summary.errors == 6 and summary.passes == 0
         trials = await client.trials(run_id)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import pytest
+
 from agenteval.contracts.events import Event, GradeRecord, RunCompleted, RunProgressed, TrialGraded
 from agenteval.contracts.subjects import Subjects
 from agenteval.metrics.app import MIGRATIONS

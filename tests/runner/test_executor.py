@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from agenteval.contracts.events import TrialRequested
 from agenteval.contracts.suite import Case
 from agenteval.runner.executor import run_trial, trial_seed

@@ -3,6 +3,7 @@ import json
 import random
 
 import pytest
+
 from agenteval.stats import compare_runs
 
 

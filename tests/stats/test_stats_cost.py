@@ -1,6 +1,7 @@
 import json
 
 import pytest
+
 from agenteval.stats import DEFAULT_PRICES, PRICES_ENV, ModelPrice, active_prices, cost_usd, known_model
 
 

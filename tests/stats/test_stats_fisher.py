@@ -3,6 +3,7 @@ import random
 from fractions import Fraction
 
 import pytest
+
 from agenteval.stats import fisher_exact
 
 

@@ -1,4 +1,5 @@
 import pytest
+
 from agenteval.stats import flake_rate_across_runs, flaky_cases
 
 

@@ -1,6 +1,7 @@
 import math
 
 import pytest
+
 from agenteval.stats import latency_summary, normal_cdf, normal_ppf, percentile, wilson_interval
 
 

@@ -1,6 +1,7 @@
 import random
 
 import pytest
+
 from agenteval.stats import benjamini_hochberg, bonferroni, holm_bonferroni
 
 PS = [0.01, 0.04, 0.03, 0.005]

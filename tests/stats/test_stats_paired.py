@@ -4,6 +4,7 @@ import math
 import random
 
 import pytest
+
 from agenteval.stats import paired_bootstrap_ci, paired_permutation_test
 
 

@@ -4,6 +4,7 @@ import random
 from fractions import Fraction
 
 import pytest
+
 from agenteval.stats import pass_at_k, pass_at_k_table, pass_pow_k, pass_pow_k_table
 
 

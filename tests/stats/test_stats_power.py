@@ -1,6 +1,7 @@
 import math
 
 import pytest
+
 from agenteval.stats import detection_power, fisher_exact, plan_trials, trials_needed
 
 

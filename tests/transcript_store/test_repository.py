@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from agenteval.contracts.events import GradeRecord, TrialCompleted, TrialGraded
 from agenteval.contracts.suite import Case
 from agenteval.contracts.trace import Step, Trace
