@@ -70,3 +70,6 @@ async def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterato
         yield f"{base}/{name}"
     finally:
         await _admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+from tests.fakes.fixtures import anthropic_env, anthropic_server  # noqa: F401

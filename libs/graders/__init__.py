@@ -12,7 +12,17 @@ Importing this package registers every built-in code grader:
 from __future__ import annotations
 
 # Imported for their side effect: each module registers its graders.
-from agenteval.graders import behaviour, budget, grounding, output, state, tool_calls, tool_order  # noqa: F401
+from agenteval.graders import (  # noqa: F401
+    behaviour,
+    budget,
+    eval_function,
+    grounding,
+    llm_judge,
+    output,
+    state,
+    tool_calls,
+    tool_order,
+)
 from agenteval.graders._registry import (
     Grade,
     GradeContext,

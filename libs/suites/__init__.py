@@ -108,7 +108,36 @@ def load_suite(path: str | Path) -> Suite:
         raise SuiteError(f"{p}: not valid YAML: {exc}") from None
     except UnicodeDecodeError:
         raise SuiteError(f"{p}: not UTF-8 text") from None
+    if isinstance(data, dict):
+        _inline_eval_files(data, p.parent, str(p))
     return parse_suite(data, str(p))
+
+
+def _inline_eval_files(data: dict[str, Any], base: Path, source: str) -> None:
+    """Replace ``eval_function: {path: ...}`` by the file's code, so a submitted suite stands alone."""
+
+    def fix(specs: Any, where: str) -> None:
+        if not isinstance(specs, list):
+            return
+        for gi, spec in enumerate(specs):
+            if not (isinstance(spec, dict) and len(spec) == 1 and "eval_function" in spec):
+                continue
+            params = spec["eval_function"]
+            if not isinstance(params, dict) or "path" not in params:
+                continue
+            path = (base / str(params["path"])).resolve()
+            try:
+                code = path.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError) as exc:
+                raise SuiteError(
+                    f"{source}: {where}graders[{gi}]: cannot read eval function file {path}: {exc}"
+                ) from None
+            spec["eval_function"] = {**{k: v for k, v in params.items() if k != "path"}, "code": code}
+
+    fix(data.get("graders"), "")
+    for ci, case in enumerate(data.get("cases") or []):
+        if isinstance(case, dict):
+            fix(case.get("graders"), f"cases[{ci}] (id {case.get('id')!r}): ")
 
 
 def filter_cases(suite: Suite, tags: Iterable[str]) -> Suite:

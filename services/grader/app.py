@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from typing import Any
 
@@ -20,22 +21,65 @@ from agenteval.runtime.settings import CommonSettings
 from agenteval.v1 import grader_pb2, grader_pb2_grpc
 
 
+class LLMBroker:
+    """The one way eval functions reach an LLM (``ctx.call_llm``): through the grader's client,
+    with its retries and content cache, and counted in cost."""
+
+    DEFAULT_MODEL = "claude-haiku-4-5"
+
+    def __init__(self, services: dict[str, Any], cache_path: Any = None) -> None:
+        self.services = services
+        self.cache_path = cache_path
+        self.calls = 0
+        self.cost_usd = 0.0
+
+    def client(self) -> Any:
+        client = self.services.get("llm")
+        if client is None:
+            from agenteval.graders.judge_cache import MemoryCache, SqliteCache
+            from agenteval.graders.llm_client import LLMClient
+
+            cache = SqliteCache(self.cache_path) if self.cache_path else MemoryCache()
+            client = self.services["llm"] = LLMClient(cache=cache)
+        return client
+
+    async def __call__(self, request: Any) -> str:
+        resp = await self.client().complete(
+            request.prompt,
+            model=request.model or self.DEFAULT_MODEL,
+            max_tokens=request.max_tokens,
+            cache_tag="eval_function",
+        )
+        self.calls += 1
+        self.cost_usd += resp.cost_usd
+        self.services["llm_cost_per_call"] = self.cost_usd / self.calls
+        return str(resp.text)
+
+
 class LazyPool:
     """The sandbox pool, started on first use: suites without eval functions never spawn workers."""
 
-    def __init__(self, settings: GraderSettings) -> None:
+    def __init__(self, settings: GraderSettings, llm: LLMBroker) -> None:
         self.settings = settings
+        self.broker_llm = llm
         self._pool: Any = None
+        self._lock = asyncio.Lock()
 
     async def get(self) -> Any:
-        if self._pool is None:
+        if self._pool is not None:
+            return self._pool
+        async with self._lock:  # concurrent first calls must start one pool, not several
+            if self._pool is not None:
+                return self._pool
             from agenteval.sandbox import SandboxLimits, SandboxPool
 
-            self._pool = SandboxPool(
+            pool = SandboxPool(
                 workers=self.settings.sandbox_workers,
                 limits=SandboxLimits(timeout_s=self.settings.sandbox_timeout_s),
+                llm=self.broker_llm,
             )
-            await self._pool.start()
+            await pool.start()
+            self._pool = pool
         return self._pool
 
     async def run_batch(self, *args: Any, **kwargs: Any) -> Any:
@@ -55,8 +99,12 @@ class GraderComponent:
     def __init__(self, common: CommonSettings, settings: GraderSettings | None = None) -> None:
         self.common = common
         self.settings = settings or GraderSettings()
-        self.pool = LazyPool(self.settings)
-        self.service = GraderService({"sandbox": self.pool})
+        services: dict[str, Any] = {}
+        self.llm = LLMBroker(services, common.data_dir / "llm-cache.sqlite")
+        self.llm.client()  # judges and eval functions share one client and its content cache
+        self.pool = LazyPool(self.settings, self.llm)
+        services["sandbox"] = self.pool
+        self.service = GraderService(services)
         self.tester = EvalCodeTester(self.pool)
         self.broker: NatsBroker | None = None
 

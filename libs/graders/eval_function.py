@@ -1,0 +1,89 @@
+"""The ``eval_function`` grader: a Python eval function run in the grader's sandbox.
+
+``def eval_NAME(trace: dict, ctx=None) -> tuple[float, str]``: the score is the grade's
+score, and it passes at ``threshold`` (default 0.5). In a suite file the code is given
+inline (``code``) or by ``path`` (relative to the suite file; the loader inlines it so a
+submitted suite is self-contained). The grader service provides the sandbox pool as
+``ctx.services["sandbox"]``; eval functions reach an LLM only through ``ctx.call_llm``,
+brokered by the grader and counted in the grade's cost.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from agenteval.contracts.trace import Trace
+from agenteval.graders._registry import Grade, GradeContext, grader
+
+
+class EvalFunctionParams(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    code: str | None = None
+    """Python source defining the eval function."""
+    path: str | None = None
+    """File with the source, relative to the suite file (inlined at suite load)."""
+    function: str | None = None
+    """Function name, when the code defines several eval_* functions."""
+    threshold: float = Field(default=0.5, ge=0.0, le=1.0)
+    """Score at or above which the grade passes."""
+    allowed_imports: list[str] = Field(default_factory=list)
+    """Extra modules this code may import (besides the suite's)."""
+    timeout_s: float | None = Field(default=None, gt=0, le=60)
+    """Wall-clock limit per call (default: the grader's)."""
+
+    @model_validator(mode="after")
+    def _one_source(self) -> EvalFunctionParams:
+        if bool(self.code) == bool(self.path):
+            raise ValueError("give exactly one of 'code' or 'path'")
+        if self.code is not None:
+            from agenteval.sandbox import check_code
+
+            problems = check_code(self.code, allowed_imports=self.allowed_imports, function=self.function)
+            # Imports the suite allows are only known at run time: leave those to the sandbox.
+            problems = [p for p in problems if p.rule != "import_not_allowed"]
+            if problems:
+                raise ValueError("; ".join(f"{p.rule}: {p.message}" for p in problems))
+        return self
+
+
+@grader("eval_function", params=EvalFunctionParams)
+async def eval_function(trace: Trace, params: EvalFunctionParams, ctx: GradeContext) -> Grade:
+    """Run a Python eval function on the trace in the sandbox."""
+    if params.code is None:
+        raise ValueError(f"eval function file {params.path!r} was not inlined: load the suite from its file")
+    pool: Any = ctx.services.get("sandbox")
+    if pool is None:
+        raise RuntimeError("no sandbox pool is available to run eval functions")
+    allowed = [*ctx.services.get("allowed_imports", []), *params.allowed_imports]
+    res = await pool.run(
+        params.code,
+        trace.to_eval_dict(),
+        function=params.function,
+        allowed_imports=allowed,
+        timeout_s=params.timeout_s,
+    )
+    cost = res.llm_calls * float(ctx.services.get("llm_cost_per_call", 0.0))
+    spec_params = params.model_dump(exclude_none=True, exclude={"code"})
+    if res.error is not None:
+        message = f"{res.error.rule}: {res.error.message}"
+        return Grade(
+            name="eval_function",
+            params=spec_params,
+            score=0.0,
+            passed=False,
+            explanation=f"eval function failed: {message}",
+            error=message,
+            cost_usd=cost,
+        )
+    score = float(res.score or 0.0)
+    return Grade(
+        name="eval_function",
+        params=spec_params,
+        score=score,
+        passed=score >= params.threshold,
+        explanation=res.explanation,
+        cost_usd=cost,
+    )

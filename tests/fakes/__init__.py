@@ -1,0 +1,25 @@
+"""Fakes of external services for tests: a local Anthropic Messages API."""
+
+from tests.fakes.anthropic_server import (
+    FAKE_API_KEY,
+    FakeAnthropicServer,
+    FakeError,
+    RecordedRequest,
+    overloaded,
+    rate_limited,
+    server_error,
+    text_reply,
+    tool_use_reply,
+)
+
+__all__ = [
+    "FAKE_API_KEY",
+    "FakeAnthropicServer",
+    "FakeError",
+    "RecordedRequest",
+    "overloaded",
+    "rate_limited",
+    "server_error",
+    "text_reply",
+    "tool_use_reply",
+]
