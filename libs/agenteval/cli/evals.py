@@ -23,8 +23,6 @@ LABELS = {
     "fail": "negative",
     True: "positive",
     False: "negative",
-    1: "positive",
-    0: "negative",
 }
 
 
