@@ -65,10 +65,17 @@ def grpc_address_of(name: str) -> str:
 class EmbeddedStack:
     """All five services in this process, over an embedded NATS server."""
 
-    def __init__(self, data_dir: Path, grpc_address: str = "127.0.0.1:0", log_level: str = "WARNING") -> None:
+    def __init__(
+        self,
+        data_dir: Path,
+        grpc_address: str = "127.0.0.1:0",
+        log_level: str = "WARNING",
+        metrics_port: int | None = None,
+    ) -> None:
         self.data_dir = Path(data_dir)
         self.grpc_address = grpc_address
         self.log_level = log_level
+        self.metrics_port = metrics_port
         self.nats = EmbeddedNats(self.data_dir / "jetstream")
         self.host: ServiceHost | None = None
 
@@ -84,7 +91,9 @@ class EmbeddedStack:
             await self.nats.start()
         except Unavailable as exc:
             raise Unavailable(f"{exc} (is another agent-eval using {self.data_dir}?)") from None
-        common = CommonSettings(nats_url=self.nats.url, data_dir=self.data_dir, database_url=None)
+        common = CommonSettings(
+            nats_url=self.nats.url, data_dir=self.data_dir, database_url=None, metrics_port=self.metrics_port
+        )
         self.host = ServiceHost([component(name, common) for name in SERVICES], common, self.grpc_address)
         try:
             await self.host.start()

@@ -11,7 +11,7 @@ import asyncio
 import logging
 import signal
 from collections.abc import Sequence
-from typing import Protocol
+from typing import Any, Protocol
 
 from faststream.nats import NatsBroker
 
@@ -20,6 +20,18 @@ from agenteval.runtime.grpc_server import GrpcServer
 from agenteval.runtime.settings import CommonSettings
 
 log = logging.getLogger("agenteval.host")
+
+
+def start_metrics_server(port: int, addr: str = "0.0.0.0") -> tuple[int, Any]:
+    """Serve the process's Prometheus registry on http://addr:port/metrics; return (port, server)."""
+    from prometheus_client import start_http_server
+
+    if port == 0:
+        from agenteval.runtime.nats_server import free_port
+
+        port = free_port()
+    server, _thread = start_http_server(port, addr=addr)
+    return port, server
 
 
 class Component(Protocol):
@@ -52,6 +64,8 @@ class ServiceHost:
         self.broker = make_broker(settings.nats_url)
         self.grpc = GrpcServer(grpc_address)
         self._started = False
+        self.metrics_port: int | None = None
+        self._metrics_server: Any = None
 
     @property
     def target(self) -> str:
@@ -66,12 +80,18 @@ class ServiceHost:
             comp.register_grpc(self.grpc)
         await self.broker.start()
         await self.grpc.start()
+        if self.settings.metrics_port is not None:
+            self.metrics_port, self._metrics_server = start_metrics_server(self.settings.metrics_port)
         self._started = True
         for comp in self.components:
             await comp.started(self)
         log.info("serving", extra={"components": [c.name for c in self.components], "grpc": self.target})
 
     async def stop(self) -> None:
+        if self._metrics_server is not None:
+            self._metrics_server.shutdown()
+            self._metrics_server.server_close()
+            self._metrics_server = None
         if self._started:
             await self.grpc.stop()
             await self.broker.stop()

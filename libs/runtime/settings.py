@@ -23,6 +23,8 @@ class CommonSettings(BaseSettings):
     """Default database of every service (a service's own URL wins)."""
     data_dir: Path = Field(default=Path(".agenteval"))
     """Where embedded data lives (SQLite files, JetStream store)."""
+    metrics_port: int | None = None
+    """Serve Prometheus /metrics on this port (0: a free one; unset: not served)."""
     log_level: str = "WARNING"
     json_logs: bool = True
 

@@ -1,0 +1,205 @@
+"""The tables of each report as plain text cells, shared by the Markdown and terminal renderers.
+
+Both renderers take their figures from here, so a number reads the same in every format.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Literal
+
+from agenteval.reports import _format as f
+from agenteval.reports._comparison import CORRECTION_NAMES, CaseDelta, ComparisonReport, RunRef
+from agenteval.reports._run import CaseFigures, Figures, RunReport, TrialPlan
+
+Align = Literal["left", "right"]
+
+
+@dataclass
+class Cells:
+    """A table: headers, how each column aligns, body rows and an optional totals row."""
+
+    headers: list[str]
+    align: list[Align]
+    rows: list[list[str]] = field(default_factory=list)
+    total: list[str] | None = None
+    verdicts: list[str] = field(default_factory=list)
+    """Per body row, the row's verdict (comparison) or pass state (run), for styling."""
+
+
+def _figure_cells(x: Figures, graders: list[str]) -> list[str]:
+    return [
+        f"{x.passes}/{x.trials}",
+        f.pct(x.pass_rate),
+        f.ci(x.pass_rate_low, x.pass_rate_high),
+        f.pct(x.pass_at_1),
+        f.pct(x.pass_at_k),
+        f.pct(x.pass_pow_k),
+        f.ms(x.latency_p50_ms),
+        f.ms(x.latency_p95_ms),
+        f.tokens(x.input_tokens, x.output_tokens),
+        f.usd(x.cost_usd),
+    ] + [f.score(x.grader_scores.get(g)) for g in graders]
+
+
+def _case_state(c: CaseFigures) -> str:
+    if c.passes == c.trials:
+        return "pass"
+    return "fail" if c.passes == 0 else "flaky"
+
+
+def run_cells(report: RunReport) -> Cells:
+    """Per-case figures of a run, with a totals row."""
+    k = report.k
+    headers = [
+        "Case",
+        "Passes",
+        "Pass rate",
+        "95% CI",
+        "pass@1",
+        f"pass@{k}",
+        f"pass^{k}",
+        "p50 ms",
+        "p95 ms",
+        "Tokens in/out",
+        "Cost",
+        "Flaky",
+        *report.graders,
+    ]
+    align: list[Align] = ["left", *["right"] * 10, "left", *["right"] * len(report.graders)]
+    cells = Cells(headers, align)
+    for c in report.cases:
+        figures = _figure_cells(c, report.graders)
+        cells.rows.append([c.case_id, *figures[:10], "yes" if c.flaky else "", *figures[10:]])
+        cells.verdicts.append(_case_state(c))
+    t = _figure_cells(report.totals, report.graders)
+    cells.total = ["Total", *t[:10], f.count(report.totals.flaky_cases, "case"), *t[10:]]
+    return cells
+
+
+def plan_cells(plan: TrialPlan) -> Cells:
+    """Trials each case needs, from its pass rate."""
+    cells = Cells(["Case", "Pass rate", "Trials needed"], ["left", "right", "right"])
+    for c in plan.cases:
+        cells.rows.append(
+            [c.case_id, f.pct(c.baseline_rate), str(c.trials) if c.trials is not None else "n/a"]
+        )
+        cells.verdicts.append("fail" if c.trials is None else "pass")
+    return cells
+
+
+def plan_sentence(plan: TrialPlan, n_cases: int | None = None) -> str:
+    """The plan in one sentence (without markup)."""
+    n = len(plan.cases) if n_cases is None else n_cases
+    per_case = (
+        f" ({f.pvalue(plan.alpha_per_case)} per case over {f.count(n, 'case')})"
+        if n > 1 and plan.alpha_per_case != plan.alpha
+        else ""
+    )
+    target = (
+        f"To detect a {plan.drop * 100:.1f}-point drop in a case's pass rate "
+        f"with {plan.power * 100:.0f}% power at alpha {plan.alpha:g}{per_case}"
+    )
+    if plan.recommended_trials is None:
+        return f"{target}: no case's pass rate is high enough for such a drop."
+    text = f"{target}, run {plan.recommended_trials} trials per case in each run"
+    if plan.current_trials is not None:
+        verdict = "enough" if plan.enough else "not enough"
+        text += f"; this run has {plan.current_trials} ({verdict})"
+    if plan.infeasible:
+        text += f". {f.count(len(plan.infeasible), 'case')} cannot drop that far"
+    return text + "."
+
+
+def _plain(text: str) -> str:
+    return text
+
+
+def ref_label(ref: RunRef, mark: Callable[[str], str] = _plain) -> str:
+    """'v2 (run run-abc)' or 'run run-abc'; `mark` wraps the names (e.g. in Markdown code)."""
+    run = f"run {mark(ref.run_id)}"
+    return f"{mark(ref.agent_version)} ({run})" if ref.agent_version else run
+
+
+def _side(passes: int, trials: int, rate: float) -> str:
+    return f"{passes}/{trials} ({f.pct(rate)})"
+
+
+_VERDICT_ORDER = {"regressed": 0, "improved": 1, "unchanged": 2}
+
+
+def ordered_cases(report: ComparisonReport) -> list[CaseDelta]:
+    """Regressed cases first, then improved, then unchanged; the comparison's order within each."""
+    return sorted(report.cases, key=lambda c: _VERDICT_ORDER[c.verdict])
+
+
+def comparison_cells(report: ComparisonReport, cases: list[CaseDelta] | None = None) -> Cells:
+    """Per case: both pass rates, the change, the p-values and the verdict."""
+    cells = Cells(
+        ["Case", "Baseline", "Candidate", "Change (points)", "p-value", "Adjusted p", "Verdict"],
+        ["left", "right", "right", "right", "right", "right", "left"],
+    )
+    for c in ordered_cases(report) if cases is None else cases:
+        cells.rows.append(
+            [
+                c.case_id,
+                _side(c.baseline_passes, c.baseline_trials, c.baseline_rate),
+                _side(c.candidate_passes, c.candidate_trials, c.candidate_rate),
+                f.points(c.delta),
+                f.pvalue(c.p_value),
+                f.pvalue(c.adjusted_p_value),
+                c.verdict,
+            ]
+        )
+        cells.verdicts.append(c.verdict)
+    return cells
+
+
+def suite_sentence(report: ComparisonReport) -> str:
+    """The suite-level result in one sentence (without markup)."""
+    s = report.suite
+    if s.n_cases == 0:
+        return "No case is in both runs: nothing was compared."
+    return (
+        f"Suite pass rate {f.pct(s.baseline_rate)} -> {f.pct(s.candidate_rate)} "
+        f"({f.points(s.mean_delta)} points, {s.confidence * 100:.0f}% CI "
+        f"{f.points(s.ci_low)} to {f.points(s.ci_high)}) over {f.count(s.n_cases, 'case')}; "
+        f"paired test p = {f.pvalue(s.p_value)} (adjusted {f.pvalue(s.adjusted_p_value)}): {s.verdict}."
+    )
+
+
+def compared_sentence(report: ComparisonReport, mark: Callable[[str], str] = _plain) -> str:
+    """Which runs were compared, and how many cases moved."""
+    return (
+        f"Baseline {ref_label(report.baseline, mark)} vs candidate {ref_label(report.candidate, mark)}: "
+        f"{f.count(report.suite.n_cases, 'case')} compared, {len(report.regressions)} regressed, "
+        f"{len(report.improvements)} improved."
+    )
+
+
+def comparison_method(report: ComparisonReport) -> str:
+    """How the verdicts were reached."""
+    correction = CORRECTION_NAMES.get(report.correction, report.correction)
+    split = (
+        " The per-case family and the suite test share alpha, so adjusted p-values are doubled."
+        if report.split_alpha
+        else ""
+    )
+    return (
+        f"Method: a case regresses (improves) when its pass rate falls (rises) by more than "
+        f"{report.threshold * 100:.1f} points and its one-sided Fisher exact p-value, adjusted across "
+        f"cases ({correction}), is below alpha = {report.alpha:g}. The suite verdict applies the same "
+        f"bar to the mean per-case change with a {report.suite.test}; its CI is a paired bootstrap "
+        f"and does not decide.{split} Cases in only one run are not tested."
+    )
+
+
+def run_method(report: RunReport) -> str:
+    """What the run report's figures are."""
+    return (
+        "Pass-rate intervals are 95% Wilson intervals; pass@k (some of k trials pass) and pass^k "
+        f"(all k pass) are unbiased estimates from each case's trials, k = {report.k}. Totals of "
+        "pass@k and pass^k are means over cases. Trials needed: exact power of the one-sided Fisher "
+        "test that compare uses, each case at alpha divided by the number of cases."
+    )

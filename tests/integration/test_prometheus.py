@@ -1,0 +1,56 @@
+"""Every service process exposes /metrics; the exposition parses with Prometheus' own parser."""
+
+from __future__ import annotations
+
+import urllib.request
+from pathlib import Path
+
+from prometheus_client.parser import text_string_to_metric_families
+
+from agenteval.client import Client
+from agenteval.contracts.suite import Suite
+from agenteval.stack import EmbeddedStack
+
+SUITE = Suite.model_validate(
+    {
+        "name": "prom",
+        "cases": [
+            {"id": f"c{i}", "input": "q", "graders": [{"output_contains": {"text": "Q"}}]} for i in range(3)
+        ],
+    }
+)
+
+
+async def test_metrics_exposed_and_parse(tmp_path: Path) -> None:
+    async with EmbeddedStack(tmp_path / "d", metrics_port=0) as stack, Client(stack.target) as client:
+        run = await client.submit(SUITE, agent="python:tests.agents:echo_tool", k=2, agent_version="v-prom")
+        [ev async for ev in client.watch(run.run_id)]
+        assert stack.host is not None and stack.host.metrics_port
+        url = f"http://127.0.0.1:{stack.host.metrics_port}/metrics"
+        text = urllib.request.urlopen(url, timeout=5).read().decode()  # noqa: ASYNC210 - a test
+    families = {f.name: f for f in text_string_to_metric_families(text)}
+    for name in (
+        "agenteval_runner_trials",
+        "agenteval_runner_trial_duration_seconds",
+        "agenteval_grader_trials_graded",
+        "agenteval_run_pass_rate",
+        "agenteval_run_pass_at_k",
+        "agenteval_case_pass_rate",
+        "agenteval_case_flaky",
+        "agenteval_runner_trials_in_flight",
+    ):
+        assert name in families, f"{name} not exported"
+    samples = [
+        s for s in families["agenteval_run_pass_rate"].samples if s.labels.get("agent_version") == "v-prom"
+    ]
+    assert samples and samples[0].value == 1.0
+    ks = {
+        s.labels["k"]
+        for s in families["agenteval_run_pass_at_k"].samples
+        if s.labels.get("agent_version") == "v-prom"
+    }
+    assert ks == {"1", "2"}
+    # no label carries an id (run or trial ids would explode cardinality)
+    for fam in families.values():
+        for s in fam.samples:
+            assert not any(str(v).startswith("run-") for v in s.labels.values()), s
