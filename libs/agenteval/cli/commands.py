@@ -103,15 +103,18 @@ async def _follow(client, run_id: str, total: int, quiet: bool):  # type: ignore
 def up(
     data_dir: DataDir = Path(".agenteval"),
     address: Annotated[str, typer.Option(help="gRPC listen address.")] = "127.0.0.1:50051",
+    metrics_port: Annotated[int | None, typer.Option(help="Serve Prometheus /metrics on this port.")] = None,
 ) -> None:
     """Keep the embedded stack running for other clients (use --server ADDR with them)."""
     from agenteval.stack import EmbeddedStack
 
     async def go() -> None:
-        stack = EmbeddedStack(data_dir, grpc_address=address)
+        stack = EmbeddedStack(data_dir, grpc_address=address, metrics_port=metrics_port)
         await stack.start()
+        metrics = f", /metrics on :{stack.host.metrics_port}" if stack.host and stack.host.metrics_port else ""
         err.print(
-            f"agenteval is up: gRPC {stack.target}, NATS {stack.nats.url}, data in {data_dir}. Ctrl-C stops."
+            f"agenteval is up: gRPC {stack.target}, NATS {stack.nats.url}{metrics}, data in {data_dir}. "
+            "Ctrl-C stops."
         )
         try:
             assert stack.host is not None
