@@ -18,7 +18,7 @@ install: $(STAMP)
 
 ## The main job: the example suite through all five services on the embedded stack.
 demo: install
-	$(AGENT_EVAL) run examples/support_suite.yaml -k 5 --seed 7
+	$(AGENT_EVAL) run examples/support_suite.yaml -k 5 --seed 2
 
 ## The tests (real NATS, SQLite, PostgreSQL, gRPC on loopback, subprocess sandboxes).
 test: install

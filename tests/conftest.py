@@ -15,6 +15,8 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from tests.fakes.fixtures import anthropic_env, anthropic_server  # noqa: F401, E402 - offered to every test
+
 PG_ADMIN_URL = os.environ.get("AGENTEVAL_TEST_PG_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
 
 
@@ -70,6 +72,3 @@ async def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterato
         yield f"{base}/{name}"
     finally:
         await _admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-
-from tests.fakes.fixtures import anthropic_env, anthropic_server  # noqa: F401

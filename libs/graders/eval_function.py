@@ -10,12 +10,13 @@ brokered by the grader and counted in the grade's cost.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from agenteval.contracts.trace import Trace
-from agenteval.graders._registry import Grade, GradeContext, grader
+from agenteval.graders._registry import Grade, GradeContext, RegisteredGrader, grader, register_prefix
 
 
 class EvalFunctionParams(BaseModel):
@@ -87,3 +88,44 @@ async def eval_function(trace: Trace, params: EvalFunctionParams, ctx: GradeCont
         explanation=res.explanation,
         cost_usd=cost,
     )
+
+
+# -- saved evals as graders: eval:NAME or eval:NAME@VERSION ------------------------------
+SAVED_EVAL = re.compile(r"^eval:([A-Za-z][A-Za-z0-9_]{0,99})(?:@([1-9][0-9]*))?$")
+
+
+class SavedEvalParams(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    threshold: float = Field(default=0.5, ge=0.0, le=1.0)
+    """Score at or above which the grade passes."""
+
+
+def _saved_eval(name: str) -> RegisteredGrader | None:
+    match = SAVED_EVAL.match(name)
+    if match is None:
+        return None
+    eval_name, version = match.group(1), int(match.group(2) or 0)
+
+    async def run(trace: Trace, params: SavedEvalParams, ctx: GradeContext) -> Grade:
+        source = ctx.services.get("eval_source")
+        if source is None:
+            raise RuntimeError("saved evals are not reachable from this grader")
+        code = await source(eval_name, version)
+        inline = EvalFunctionParams.model_construct(
+            code=code,
+            path=None,
+            function=None,
+            threshold=params.threshold,
+            allowed_imports=[],
+            timeout_s=None,
+        )
+        grade = await eval_function(trace, inline, ctx)
+        return grade.model_copy(update={"name": name, "params": params.model_dump()})
+
+    return RegisteredGrader(
+        name=name, fn=run, params_model=SavedEvalParams, description=f"saved eval {eval_name}", is_async=True
+    )
+
+
+register_prefix("eval", _saved_eval)

@@ -27,8 +27,10 @@ log = logging.getLogger("agenteval.bus")
 M = TypeVar("M", bound=BaseModel)
 Handler = Callable[[Any], Awaitable[None]]
 
-# A message not acked in this time is redelivered (the handler died or hung).
-ACK_WAIT_S = 120.0
+# A message not acked in this time is redelivered (the handler died or hung). Batch
+# handlers are quick; the trial consumer must outlast the longest trial.
+ACK_WAIT_S = 30.0
+TRIAL_ACK_WAIT_S = 3700.0
 # After this many deliveries a message is dropped (logged); handlers are idempotent.
 MAX_DELIVER = 10
 # Duplicate window for Nats-Msg-Id dedupe.
@@ -50,8 +52,8 @@ def stream_for(subjects: Subjects) -> JStream:
     )
 
 
-def consumer_config(max_ack_pending: int = 20_000) -> ConsumerConfig:
-    return ConsumerConfig(ack_wait=ACK_WAIT_S, max_deliver=MAX_DELIVER, max_ack_pending=max_ack_pending)
+def consumer_config(max_ack_pending: int = 20_000, ack_wait_s: float = ACK_WAIT_S) -> ConsumerConfig:
+    return ConsumerConfig(ack_wait=ack_wait_s, max_deliver=MAX_DELIVER, max_ack_pending=max_ack_pending)
 
 
 def _logged(durable: str, decorator: Callable[[Handler], Any]) -> Callable[[Handler], Any]:
@@ -78,9 +80,14 @@ def batch_subscriber(
     subjects: Subjects,
     durable: str,
     batch_size: int = 256,
-    timeout_s: float = 0.05,
+    timeout_s: float = 0.5,
 ) -> Callable[[Handler], Any]:
-    """Decorator: a durable pull consumer handing batches of raw payloads to the handler."""
+    """Decorator: a durable pull consumer handing batches of raw payloads to the handler.
+
+    FastStream keeps fetching until the batch is full or ``timeout_s`` passes; very short
+    timeouts (tens of ms) made it issue fetches that expire as messages arrive, and those
+    messages then waited for ack_wait before redelivery. Half a second avoids that.
+    """
     return _logged(
         durable,
         broker.subscriber(
@@ -108,7 +115,7 @@ def concurrent_subscriber(
             subject,
             stream=stream_for(subjects),
             durable=durable,
-            config=consumer_config(max_ack_pending=max(1000, max_workers * 4)),
+            config=consumer_config(max_ack_pending=max(1000, max_workers * 4), ack_wait_s=TRIAL_ACK_WAIT_S),
             pull_sub=PullSub(batch_size=min(max_workers, 256), timeout=1.0),
             max_workers=max_workers,
             ack_policy=AckPolicy.NACK_ON_ERROR,

@@ -8,6 +8,7 @@ from faststream.nats import NatsBroker
 
 from agenteval.eval_generator.grpc_api import EvalGeneratorServicer
 from agenteval.eval_generator.repository import EvalRepository
+from agenteval.eval_generator.service import EvalGenerator
 from agenteval.eval_generator.settings import EvalGeneratorSettings
 from agenteval.runtime.grpc_server import GrpcServer
 from agenteval.runtime.host import ServiceHost
@@ -26,6 +27,8 @@ class EvalGeneratorComponent:
         self.settings = settings or EvalGeneratorSettings()
         self.engine = create_engine(common.database_for("evals", self.settings.database_url))
         self.repo = EvalRepository(self.engine)
+        self._targets = (self.settings.transcripts_addr or "", self.settings.grader_addr or "")
+        self._generator: EvalGenerator | None = None
 
     async def prepare(self) -> None:
         await upgrade(self.engine, "eval_generator", MIGRATIONS)
@@ -36,12 +39,23 @@ class EvalGeneratorComponent:
     def register_grpc(self, server: GrpcServer) -> None:
         server.add(
             eval_generator_pb2_grpc.add_EvalGeneratorServiceServicer_to_server,
-            EvalGeneratorServicer(self.repo),
+            EvalGeneratorServicer(self.repo, self.generator),
             [eval_generator_pb2.DESCRIPTOR.services_by_name["EvalGeneratorService"].full_name],
         )
 
     async def started(self, host: ServiceHost) -> None:
-        pass
+        # Embedded: every service answers on this host's address; alone: the configured ones.
+        self._targets = (
+            self.settings.transcripts_addr or host.target,
+            self.settings.grader_addr or host.target,
+        )
+
+    def generator(self) -> EvalGenerator:
+        if self._generator is None:
+            from agenteval.eval_generator.backends import GrpcBackends
+
+            self._generator = EvalGenerator(self.repo, GrpcBackends(*self._targets))
+        return self._generator
 
     async def close(self) -> None:
         await self.engine.dispose()

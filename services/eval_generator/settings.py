@@ -10,5 +10,9 @@ class EvalGeneratorSettings(BaseSettings):
     """The eval-generator's own database (defaults to the shared one)."""
     grpc_address: str = "0.0.0.0:50055"
     """Where EvalGeneratorService listens when it runs alone."""
+    transcripts_addr: str | None = None
+    """TranscriptService address (embedded: this process's)."""
+    grader_addr: str | None = None
+    """GraderService address (embedded: this process's)."""
     model: str = "claude-sonnet-4-5"
     """Model of the generation loop when an API key is configured."""

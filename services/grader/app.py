@@ -56,6 +56,29 @@ class LLMBroker:
         return str(resp.text)
 
 
+class SavedEvals:
+    """Code of saved evals (``eval:NAME[@VERSION]`` graders), fetched from the eval-generator once."""
+
+    def __init__(self, target: str) -> None:
+        from agenteval.runtime.grpc_server import channel
+        from agenteval.v1 import eval_generator_pb2_grpc
+
+        self.stub = eval_generator_pb2_grpc.EvalGeneratorServiceStub(channel(target))
+        self._code: dict[tuple[str, int], str] = {}
+
+    async def __call__(self, name: str, version: int) -> str:
+        from agenteval.v1 import eval_generator_pb2
+
+        key = (name, version)
+        if key not in self._code:
+            resp = await self.stub.GetEval(eval_generator_pb2.GetEvalRequest(name=name, version=version))
+            if version == 0:  # "newest" may change: cache it briefly by its resolved version only
+                self._code[(name, resp.eval.version)] = resp.eval.code
+                return resp.eval.code
+            self._code[key] = resp.eval.code
+        return self._code[key]
+
+
 class LazyPool:
     """The sandbox pool, started on first use: suites without eval functions never spawn workers."""
 
@@ -127,7 +150,8 @@ class GraderComponent:
         )
 
     async def started(self, host: ServiceHost) -> None:
-        pass
+        target = self.settings.evalgen_addr or host.target
+        self.service.services["eval_source"] = SavedEvals(target)
 
     async def close(self) -> None:
         await self.pool.close()

@@ -12,5 +12,7 @@ class GraderSettings(BaseSettings):
     """Sandbox worker processes for eval functions."""
     sandbox_timeout_s: float = 2.0
     """Wall-clock limit of one eval-function call."""
+    evalgen_addr: str | None = None
+    """EvalGeneratorService address, for eval:NAME graders (embedded: this process's)."""
     batch_size: int = 256
     """trial.completed messages graded per pull."""

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from mlflow import MlflowClient
     from mlflow.entities import LiveSpan
 
-__all__ = ["experiment_name", "log_run", "metric_key"]
+__all__ = ["RUN_ID_TAG", "experiment_name", "log_run", "metric_key"]
 
 _log = logging.getLogger(__name__)
 
@@ -76,18 +76,27 @@ def _log_run(
     import mlflow
     from mlflow import MlflowClient
 
-    if mlflow.get_tracking_uri() != uri:
-        # Traces are exported through the global tracer provider, which follows this URI.
+    # Traces go out through MLflow's global tracer provider, which follows the global tracking
+    # URI: point it at ``uri`` for this call only, then put back what the process had.
+    switch = mlflow.get_tracking_uri() != uri
+    previous = os.environ.get("MLFLOW_TRACKING_URI")
+    if switch:
         mlflow.set_tracking_uri(uri)
-    client = MlflowClient(tracking_uri=uri)
+    try:
+        return _log_to(MlflowClient(tracking_uri=uri), summary, transcripts, report_markdown)
+    finally:
+        if switch:
+            mlflow.set_tracking_uri(previous)
+
+
+def _log_to(
+    client: MlflowClient, summary: RunSummary, transcripts: list[dict[str, Any]], report_markdown: str | None
+) -> str:
+    import mlflow
+
     experiment_id = _experiment_id(client, experiment_name(summary.suite))
-    existing = client.search_runs(
-        [experiment_id],
-        filter_string=f"tags.`{RUN_ID_TAG}` = '{_quote(summary.run_id)}' and attributes.status = 'FINISHED'",
-        max_results=1,
-    )
-    if existing:
-        return str(existing[0].info.run_id)
+    if existing := _finished_run(client, experiment_id, summary.run_id):
+        return existing
 
     run = client.create_run(
         experiment_id,
@@ -111,8 +120,18 @@ def _log_run(
     return run_id
 
 
-def _quote(value: str) -> str:
-    return value.replace("\\", "\\\\").replace("'", "\\'")
+def _finished_run(client: MlflowClient, experiment_id: str, run_id: str) -> str:
+    """The MLflow run already logged for agenteval run ``run_id``, or ``""``."""
+    # MLflow's filter syntax has no escapes: quote with the quote the id does not contain.
+    quote = next((q for q in "'\"" if q not in run_id), None)
+    if quote is None:
+        return ""
+    runs = client.search_runs(
+        [experiment_id],
+        filter_string=f"tags.`{RUN_ID_TAG}` = {quote}{run_id}{quote} and attributes.status = 'FINISHED'",
+        max_results=1,
+    )
+    return str(runs[0].info.run_id) if runs else ""
 
 
 def _experiment_id(client: MlflowClient, name: str) -> str:
@@ -218,7 +237,7 @@ def _log_trace(
             root.add_event(SpanEvent("message", timestamp=cursor, attributes=attrs))
         cursor += duration
     error = transcript.get("error")
-    if error:
+    if isinstance(error, dict):
         root.add_event(SpanEvent("agenteval.error", attributes={k: str(v) for k, v in error.items()}))
     status = "OK" if (transcript.get("status") or "ok") == "ok" else "ERROR"
     root.end(outputs=transcript.get("output"), status=status, end_time_ns=start_ns + int(total_ms * 1e6))

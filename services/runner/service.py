@@ -209,8 +209,9 @@ class RunnerService:
             rec = await self.repo.get(ev.run_id)
             summary = ev.summary
             if rec is not None:  # metrics knows the run by its trials; the runner adds what it was asked
-                summary = summary.model_copy(update={"agent": rec.agent, "suite": rec.suite,
-                                                     "agent_version": rec.agent_version})
+                summary = summary.model_copy(
+                    update={"agent": rec.agent, "suite": rec.suite, "agent_version": rec.agent_version}
+                )
             await self.repo.complete(ev.run_id, summary, ev.occurred_at)
             self._run_limits.pop(ev.run_id, None)
 

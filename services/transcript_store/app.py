@@ -11,6 +11,7 @@ from agenteval.runtime.host import ServiceHost
 from agenteval.runtime.settings import CommonSettings
 from agenteval.storage import create_engine, upgrade
 from agenteval.transcript_store import handlers
+from agenteval.transcript_store.datasets import DatasetRepository
 from agenteval.transcript_store.grpc_api import TranscriptServicer
 from agenteval.transcript_store.repository import TranscriptRepository
 from agenteval.transcript_store.settings import TranscriptSettings
@@ -27,6 +28,7 @@ class TranscriptStoreComponent:
         self.settings = settings or TranscriptSettings()
         self.engine = create_engine(common.database_for("transcripts", self.settings.database_url))
         self.repo = TranscriptRepository(self.engine)
+        self.datasets = DatasetRepository(self.engine)
 
     async def prepare(self) -> None:
         await upgrade(self.engine, "transcript_store", MIGRATIONS)
@@ -37,7 +39,7 @@ class TranscriptStoreComponent:
     def register_grpc(self, server: GrpcServer) -> None:
         server.add(
             transcripts_pb2_grpc.add_TranscriptServiceServicer_to_server,
-            TranscriptServicer(self.repo),
+            TranscriptServicer(self.repo, self.datasets),
             [transcripts_pb2.DESCRIPTOR.services_by_name["TranscriptService"].full_name],
         )
 

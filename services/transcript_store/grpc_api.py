@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import AsyncIterator
 from typing import Any
 
-from agenteval.contracts.errors import NotFound
+from agenteval.contracts.errors import InvalidArgument, NotFound
 from agenteval.contracts.pb import TRIAL_STATUS_FROM_PB, TRIAL_STATUS_TO_PB
+from agenteval.transcript_store.datasets import DatasetRepository, check_dataset_name
 from agenteval.transcript_store.repository import TranscriptRepository
 from agenteval.v1 import transcripts_pb2, transcripts_pb2_grpc
 
@@ -23,9 +26,96 @@ def trial_to_pb(row: dict[str, Any], with_trace: bool = True) -> transcripts_pb2
     )
 
 
+MAX_IMPORT_BYTES = 1024 * 1024 * 1024
+
+
+def trace_summary_to_pb(
+    row: dict[str, Any], version: int = 0, with_trace: bool = False
+) -> transcripts_pb2.TraceSummary:
+    return transcripts_pb2.TraceSummary(
+        trace_id=row["trace_id"],
+        dataset=row["dataset"],
+        label=row["label"] or "",
+        summary=row["summary"],
+        step_count=row["step_count"],
+        has_tool_calls=row["has_tool_calls"],
+        comment=row["comment"] or "",
+        rater=row["rater"] or "",
+        dataset_version=version,
+        trace_json=row["trace_json"] if with_trace else "",
+    )
+
+
 class TranscriptServicer(transcripts_pb2_grpc.TranscriptServiceServicer):
-    def __init__(self, repo: TranscriptRepository) -> None:
+    def __init__(self, repo: TranscriptRepository, datasets: DatasetRepository) -> None:
         self.repo = repo
+        self.datasets = datasets
+
+    async def ImportTraces(
+        self, request_iterator: AsyncIterator[transcripts_pb2.ImportTracesRequest], context: Any
+    ) -> transcripts_pb2.ImportTracesResponse:
+        from agenteval.transcript_store.importers import import_traces
+
+        dataset, fmt, size = "", "auto", 0
+        chunks: list[bytes] = []
+        async for msg in request_iterator:
+            if msg.dataset and not dataset:
+                dataset = msg.dataset
+            if msg.format and fmt == "auto":
+                fmt = msg.format
+            size += len(msg.chunk)
+            if size > MAX_IMPORT_BYTES:
+                raise InvalidArgument(f"import larger than {MAX_IMPORT_BYTES // 2**20} MiB: split the file")
+            chunks.append(msg.chunk)
+        check_dataset_name(dataset)
+        result = await asyncio.to_thread(import_traces, b"".join(chunks), fmt)
+        imported, duplicates, version = await self.datasets.import_traces(dataset, result.traces)
+        return transcripts_pb2.ImportTracesResponse(
+            dataset=dataset,
+            dataset_version=version,
+            imported=imported,
+            duplicates=duplicates,
+            problems=[transcripts_pb2.ImportProblem(line=p.line, reason=p.reason) for p in result.problems],
+            format=result.format,
+        )
+
+    async def ListTraces(
+        self, request: transcripts_pb2.ListTracesRequest, context: Any
+    ) -> transcripts_pb2.ListTracesResponse:
+        rows, total = await self.datasets.list(
+            request.dataset,
+            request.label or None,
+            request.limit or 20,
+            request.offset,
+            list(request.trace_ids),
+            request.labeled_only,
+        )
+        version = await self.datasets.version(request.dataset)
+        return transcripts_pb2.ListTracesResponse(
+            traces=[trace_summary_to_pb(r, version, request.with_traces) for r in rows], total=total
+        )
+
+    async def GetTrace(
+        self, request: transcripts_pb2.GetTraceRequest, context: Any
+    ) -> transcripts_pb2.GetTraceResponse:
+        row = await self.datasets.get(request.dataset, request.trace_id)
+        if row is None:
+            raise NotFound(
+                f"no trace {request.trace_id!r}"
+                + (f" in dataset {request.dataset!r}" if request.dataset else "")
+            )
+        return transcripts_pb2.GetTraceResponse(
+            summary=trace_summary_to_pb(row), trace_json=row["trace_json"]
+        )
+
+    async def LabelTrace(
+        self, request: transcripts_pb2.LabelTraceRequest, context: Any
+    ) -> transcripts_pb2.LabelTraceResponse:
+        row = await self.datasets.label(
+            request.dataset, request.trace_id, request.label, request.comment or None, request.rater or None
+        )
+        version = await self.datasets.version(request.dataset)
+        return transcripts_pb2.LabelTraceResponse(trace=trace_summary_to_pb(row, version))
 
     async def GetTrial(
         self, request: transcripts_pb2.GetTrialRequest, context: Any

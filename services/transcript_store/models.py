@@ -19,3 +19,29 @@ trials = Table(
     Column("grades_json", Text, nullable=True),
     Column("created_at", DateTime(timezone=True), nullable=False),
 )
+
+datasets = Table(
+    "store_datasets",
+    metadata,
+    Column("name", String(200), primary_key=True),
+    Column("version", Integer, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("updated_at", DateTime(timezone=True), nullable=False),
+)
+
+traces = Table(
+    "store_traces",
+    metadata,
+    Column("dataset", String(200), primary_key=True),
+    Column("trace_id", String(200), primary_key=True),
+    Column("trace_json", Text, nullable=False),
+    Column("label", String(16), nullable=True),
+    Column("comment", Text, nullable=True),
+    Column("rater", String(200), nullable=True),
+    Column("source_format", String(32), nullable=False),
+    Column("summary", Text, nullable=False),
+    Column("step_count", Integer, nullable=False),
+    Column("has_tool_calls", Boolean, nullable=False),
+    Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("labeled_at", DateTime(timezone=True), nullable=True),
+)

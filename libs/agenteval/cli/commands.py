@@ -111,7 +111,9 @@ def up(
     async def go() -> None:
         stack = EmbeddedStack(data_dir, grpc_address=address, metrics_port=metrics_port)
         await stack.start()
-        metrics = f", /metrics on :{stack.host.metrics_port}" if stack.host and stack.host.metrics_port else ""
+        metrics = (
+            f", /metrics on :{stack.host.metrics_port}" if stack.host and stack.host.metrics_port else ""
+        )
         err.print(
             f"agenteval is up: gRPC {stack.target}, NATS {stack.nats.url}{metrics}, data in {data_dir}. "
             "Ctrl-C stops."

@@ -139,3 +139,222 @@ def check(
             out.print(f"[yellow]skipped[/] {p}")
     if resp.code_error:
         raise typer.Exit(1)
+
+
+def _eval_doc(e: Any, with_code: bool = False) -> dict[str, Any]:
+    doc = {
+        "name": e.name,
+        "version": e.version,
+        "generator": e.generator,
+        "train_accuracy": e.train_accuracy,
+        "holdout_accuracy": e.holdout_accuracy,
+        "dataset": e.dataset,
+        "dataset_version": e.dataset_version,
+        "split": json.loads(e.split_json) if e.split_json else None,
+        "created_at": e.created_at,
+        "description": e.description,
+    }
+    if with_code:
+        doc["code"] = e.code
+    return doc
+
+
+@evals_app.command("generate")
+def generate(
+    name: Annotated[str, typer.Argument(help="Eval name (letters, digits, _).")],
+    dataset: Annotated[str, typer.Option("--dataset", "-d", help="Dataset of labeled traces.")],
+    method: Annotated[
+        str, typer.Option(help="auto (Claude with a key, else the synthesizer), llm, synthesizer.")
+    ] = "auto",
+    model: Annotated[str, typer.Option(help="Model of the LLM loop.")] = "claude-sonnet-4-5",
+    target: Annotated[float, typer.Option(help="Training accuracy the LLM loop aims for.")] = 0.8,
+    holdout: Annotated[float, typer.Option(help="Fraction held out, never seen by the generator.")] = 0.3,
+    seed: Annotated[int, typer.Option(help="Seed of the split.")] = 0,
+    max_attempts: int = 5,
+    max_steps: int = 50,
+    data_dir: DataDir = Path(".agenteval"),
+    server: Server = None,
+    json_out: JsonOut = False,
+) -> None:
+    """Generate an eval function from labeled traces; shows every step live."""
+    from agenteval.v1 import eval_generator_pb2 as pb
+
+    request = pb.GenerateEvalRequest(
+        name=name,
+        dataset=dataset,
+        method=method,
+        model=model,
+        target_accuracy=target,
+        holdout_fraction=holdout,
+        seed=seed,
+        max_attempts=max_attempts,
+        max_steps=max_steps,
+    )
+    kinds = {v: k.removeprefix("GENERATE_EVENT_TYPE_").lower() for k, v in pb.GenerateEventType.items()}
+
+    async def go() -> Any:
+        saved = None
+        events: list[dict[str, Any]] = []
+        async with connect(server, data_dir) as client:
+            async for ev in client.evals.GenerateEval(request):
+                kind = kinds.get(ev.type, "event")
+                events.append({"type": kind, "message": ev.message, "accuracy": ev.accuracy or None})
+                if not json_out:
+                    out.print(f"[dim]{kind:>12}[/] {ev.message}", highlight=False)
+                if ev.HasField("eval"):
+                    saved = ev.eval
+        return saved, events
+
+    saved, events = run_async(go)
+    if saved is None:
+        fail("generation ended without a saved eval")
+    if json_out:
+        print_json({"eval": _eval_doc(saved), "events": events})
+    else:
+        out.print(
+            f"saved [bold]{saved.name}[/] v{saved.version}: training accuracy {saved.train_accuracy:.1%}, "
+            f"held-out accuracy {saved.holdout_accuracy:.1%} (generator: {saved.generator})"
+        )
+
+
+@evals_app.command("list")
+def list_evals(
+    name: Annotated[str, typer.Option(help="Only versions of this eval.")] = "",
+    data_dir: DataDir = Path(".agenteval"),
+    server: Server = None,
+    json_out: JsonOut = False,
+) -> None:
+    """Saved evals and their versions."""
+    from agenteval.v1 import eval_generator_pb2 as pb
+
+    async def go() -> Any:
+        async with connect(server, data_dir) as client:
+            return await client.evals.ListEvals(pb.ListEvalsRequest(name=name))
+
+    resp = run_async(go)
+    docs = [_eval_doc(e) for e in resp.evals]
+    if json_out:
+        print_json({"evals": docs})
+        return
+    table = Table("name", "version", "generator", "train", "held-out", "dataset", "created")
+    for d in docs:
+        table.add_row(
+            d["name"],
+            str(d["version"]),
+            d["generator"],
+            f"{d['train_accuracy']:.1%}",
+            f"{d['holdout_accuracy']:.1%}",
+            f"{d['dataset']} v{d['dataset_version']}",
+            d["created_at"][:19],
+        )
+    out.print(table)
+
+
+@evals_app.command("show")
+def show_eval(
+    name: Annotated[str, typer.Argument(help="NAME or NAME@VERSION.")],
+    code: Annotated[bool, typer.Option("--code", help="Print the code only.")] = False,
+    data_dir: DataDir = Path(".agenteval"),
+    server: Server = None,
+    json_out: JsonOut = False,
+) -> None:
+    """One saved eval (the newest version unless NAME@VERSION)."""
+    e = _get_eval(name, server, data_dir)
+    if code:
+        typer.echo(e.code)
+        return
+    doc = _eval_doc(e, with_code=True)
+    if json_out:
+        print_json(doc)
+        return
+    for key in (
+        "name",
+        "version",
+        "generator",
+        "train_accuracy",
+        "holdout_accuracy",
+        "dataset",
+        "dataset_version",
+        "created_at",
+        "description",
+    ):
+        out.print(f"[bold]{key}[/]: {doc[key]}", highlight=False)
+    out.print(doc["code"], highlight=False, markup=False)
+
+
+def _get_eval(ref: str, server: str | None, data_dir: Path) -> Any:
+    from agenteval.v1 import eval_generator_pb2 as pb
+
+    name, _, version = ref.partition("@")
+    if version and not version.isdigit():
+        fail(f"bad version in {ref!r}: use NAME@N", 2)
+
+    async def go() -> Any:
+        async with connect(server, data_dir) as client:
+            return (await client.evals.GetEval(pb.GetEvalRequest(name=name, version=int(version or 0)))).eval
+
+    return run_async(go)
+
+
+@evals_app.command("test")
+def test_eval(
+    name: Annotated[str, typer.Argument(help="NAME or NAME@VERSION of a saved eval.")],
+    dataset: Annotated[str | None, typer.Option("--dataset", "-d", help="A labeled dataset.")] = None,
+    traces: Annotated[Path | None, typer.Option("--traces", help="Or a labeled JSON Lines file.")] = None,
+    data_dir: DataDir = Path(".agenteval"),
+    server: Server = None,
+    json_out: JsonOut = False,
+) -> None:
+    """Measure a saved eval on any labeled dataset (or file) in the sandbox."""
+    from agenteval.v1 import grader_pb2, transcripts_pb2
+
+    if (dataset is None) == (traces is None):
+        fail("give one of --dataset or --traces", 2)
+    labeled: list[tuple[str, dict[str, Any], str]] = []
+    problems: list[str] = []
+    if traces is not None:
+        labeled, problems = read_labeled(traces)
+    to_pb = {"positive": grader_pb2.LABEL_POSITIVE, "negative": grader_pb2.LABEL_NEGATIVE}
+    e = _get_eval(name, server, data_dir)
+
+    async def go() -> Any:
+        async with connect(server, data_dir) as client:
+            items = labeled
+            if dataset is not None:
+                resp = await client.transcripts.ListTraces(
+                    transcripts_pb2.ListTracesRequest(
+                        dataset=dataset, labeled_only=True, with_traces=True, limit=100_000
+                    )
+                )
+                items = [(t.trace_id, json.loads(t.trace_json), t.label) for t in resp.traces]
+            if not items:
+                fail("no labeled traces to test on", 2)
+            return await client.grader.TestEvalCode(
+                grader_pb2.TestEvalCodeRequest(
+                    code=e.code,
+                    traces=[
+                        grader_pb2.LabeledTrace(trace_id=i, trace_json=json.dumps(t), label=to_pb[lab])
+                        for i, t, lab in items
+                    ],
+                )
+            )
+
+    resp = run_async(go)
+    doc = {
+        "eval": f"{e.name}@{e.version}",
+        "accuracy": resp.accuracy,
+        "total": resp.total,
+        "correct": resp.correct,
+        "incorrect": resp.incorrect,
+        "errors": resp.errors,
+        "unreadable_lines": problems,
+        "recorded": {"train_accuracy": e.train_accuracy, "holdout_accuracy": e.holdout_accuracy},
+    }
+    if json_out:
+        print_json(doc)
+        return
+    out.print(
+        f"{doc['eval']}: accuracy [bold]{resp.accuracy:.1%}[/] on {resp.total} traces ({resp.correct} correct, "
+        f"{resp.incorrect} incorrect, {resp.errors} errors); recorded held-out accuracy "
+        f"{e.holdout_accuracy:.1%}"
+    )

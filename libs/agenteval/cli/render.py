@@ -19,7 +19,7 @@ def summary_table(s: RunSummary, title: str | None = None) -> Table:
     table = Table(
         title=title or f"{s.suite} · {s.agent_version or s.agent} · run {s.run_id}", title_justify="left"
     )
-    table.add_column("case")
+    table.add_column("case", overflow="fold")
     table.add_column("passes", justify="right")
     table.add_column("pass@1", justify="right")
     table.add_column(f"pass@{k}", justify="right")

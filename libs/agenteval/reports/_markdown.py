@@ -7,9 +7,9 @@ from agenteval.reports._comparison import ComparisonReport
 from agenteval.reports._run import RunReport, TrialPlan
 from agenteval.reports._tables import (
     Cells,
+    compared_sentence,
     comparison_cells,
     comparison_method,
-    compared_sentence,
     ordered_cases,
     plan_cells,
     plan_sentence,

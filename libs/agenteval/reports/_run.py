@@ -53,10 +53,15 @@ class Figures(BaseModel):
     """Mean score per grader (in the totals: the mean over the cases that ran the grader)."""
 
 
-class CaseFigures(Figures):
+class _CaseKey(BaseModel):
+    case_id: str
+
+
+class CaseFigures(Figures, _CaseKey):
     """The figures of one case."""
 
-    case_id: str
+    # _CaseKey is the last base so pydantic (which collects fields from the far end of
+    # the MRO) puts case_id first in the JSON.
     flaky: bool = False
     """Some trials passed and some failed."""
 
@@ -91,8 +96,10 @@ class TrialPlan(BaseModel):
     """Chance of detecting it when it happens."""
     alpha: float
     """Significance level of the comparison."""
+    n_cases: int
+    """Cases the alpha is split over."""
     alpha_per_case: float
-    """alpha / number of cases: each case is planned at the first step of Holm's correction."""
+    """alpha / n_cases: each case is planned at the first step of Holm's correction."""
     recommended_trials: int | None
     """The largest per-case need: run this many trials per case (None if no case can drop that far)."""
     current_trials: int | None = None
@@ -198,6 +205,7 @@ def trial_plan(
         drop=drop,
         power=power,
         alpha=alpha,
+        n_cases=len(rates),
         alpha_per_case=plan["alpha_per_case"],
         recommended_trials=recommended,
         current_trials=current_trials,

@@ -89,12 +89,11 @@ def plan_cells(plan: TrialPlan) -> Cells:
     return cells
 
 
-def plan_sentence(plan: TrialPlan, n_cases: int | None = None) -> str:
+def plan_sentence(plan: TrialPlan) -> str:
     """The plan in one sentence (without markup)."""
-    n = len(plan.cases) if n_cases is None else n_cases
     per_case = (
-        f" ({f.pvalue(plan.alpha_per_case)} per case over {f.count(n, 'case')})"
-        if n > 1 and plan.alpha_per_case != plan.alpha
+        f" ({plan.alpha_per_case:.4g} per case over {f.count(plan.n_cases, 'case')})"
+        if plan.n_cases > 1 and plan.alpha_per_case != plan.alpha
         else ""
     )
     target = (

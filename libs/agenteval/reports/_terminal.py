@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 
 from rich.console import Console
 from rich.markup import escape
@@ -13,9 +14,9 @@ from agenteval.reports._comparison import ComparisonReport
 from agenteval.reports._run import RunReport, TrialPlan
 from agenteval.reports._tables import (
     Cells,
+    compared_sentence,
     comparison_cells,
     comparison_method,
-    compared_sentence,
     plan_cells,
     plan_sentence,
     run_cells,
@@ -37,7 +38,8 @@ def rich_table(cells: Cells, title: str | None = None) -> Table:
     """A rich Table of the cells, each row styled by its verdict."""
     table = Table(title=title, title_justify="left")
     for header, align in zip(cells.headers, cells.align, strict=True):
-        table.add_column(escape(header), justify=align)
+        # Fold rather than cut with an ellipsis: on a narrow terminal a figure wraps, never loses digits.
+        table.add_column(escape(header), justify=align, overflow="fold")
     for row, verdict in zip(cells.rows, cells.verdicts, strict=True):
         table.add_row(*(escape(c) for c in row), style=_STYLES.get(verdict, ""))
     if cells.total is not None:
@@ -98,10 +100,10 @@ def print_run(console: Console, report: RunReport) -> None:
     console.print(f"[dim]{escape(run_method(report))}[/]", highlight=False)
 
 
-def _to_text(render: object, width: int) -> str:
+def _to_text(render: Callable[[Console], None], width: int) -> str:
     buffer = io.StringIO()
     console = Console(file=buffer, width=width, color_system=None, force_terminal=False, soft_wrap=False)
-    render(console)  # type: ignore[operator]
+    render(console)
     return buffer.getvalue()
 
 

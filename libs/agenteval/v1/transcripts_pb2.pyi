@@ -64,7 +64,7 @@ class ListTrialsResponse(_message.Message):
     def __init__(self, trials: _Optional[_Iterable[_Union[Trial, _Mapping]]] = ..., total: _Optional[int] = ...) -> None: ...
 
 class TraceSummary(_message.Message):
-    __slots__ = ("trace_id", "dataset", "label", "summary", "step_count", "has_tool_calls", "comment")
+    __slots__ = ("trace_id", "dataset", "label", "summary", "step_count", "has_tool_calls", "comment", "trace_json", "rater", "dataset_version")
     TRACE_ID_FIELD_NUMBER: _ClassVar[int]
     DATASET_FIELD_NUMBER: _ClassVar[int]
     LABEL_FIELD_NUMBER: _ClassVar[int]
@@ -72,6 +72,9 @@ class TraceSummary(_message.Message):
     STEP_COUNT_FIELD_NUMBER: _ClassVar[int]
     HAS_TOOL_CALLS_FIELD_NUMBER: _ClassVar[int]
     COMMENT_FIELD_NUMBER: _ClassVar[int]
+    TRACE_JSON_FIELD_NUMBER: _ClassVar[int]
+    RATER_FIELD_NUMBER: _ClassVar[int]
+    DATASET_VERSION_FIELD_NUMBER: _ClassVar[int]
     trace_id: str
     dataset: str
     label: str
@@ -79,21 +82,28 @@ class TraceSummary(_message.Message):
     step_count: int
     has_tool_calls: bool
     comment: str
-    def __init__(self, trace_id: _Optional[str] = ..., dataset: _Optional[str] = ..., label: _Optional[str] = ..., summary: _Optional[str] = ..., step_count: _Optional[int] = ..., has_tool_calls: _Optional[bool] = ..., comment: _Optional[str] = ...) -> None: ...
+    trace_json: str
+    rater: str
+    dataset_version: int
+    def __init__(self, trace_id: _Optional[str] = ..., dataset: _Optional[str] = ..., label: _Optional[str] = ..., summary: _Optional[str] = ..., step_count: _Optional[int] = ..., has_tool_calls: _Optional[bool] = ..., comment: _Optional[str] = ..., trace_json: _Optional[str] = ..., rater: _Optional[str] = ..., dataset_version: _Optional[int] = ...) -> None: ...
 
 class ListTracesRequest(_message.Message):
-    __slots__ = ("dataset", "label", "limit", "offset", "trace_ids")
+    __slots__ = ("dataset", "label", "limit", "offset", "trace_ids", "with_traces", "labeled_only")
     DATASET_FIELD_NUMBER: _ClassVar[int]
     LABEL_FIELD_NUMBER: _ClassVar[int]
     LIMIT_FIELD_NUMBER: _ClassVar[int]
     OFFSET_FIELD_NUMBER: _ClassVar[int]
     TRACE_IDS_FIELD_NUMBER: _ClassVar[int]
+    WITH_TRACES_FIELD_NUMBER: _ClassVar[int]
+    LABELED_ONLY_FIELD_NUMBER: _ClassVar[int]
     dataset: str
     label: str
     limit: int
     offset: int
     trace_ids: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, dataset: _Optional[str] = ..., label: _Optional[str] = ..., limit: _Optional[int] = ..., offset: _Optional[int] = ..., trace_ids: _Optional[_Iterable[str]] = ...) -> None: ...
+    with_traces: bool
+    labeled_only: bool
+    def __init__(self, dataset: _Optional[str] = ..., label: _Optional[str] = ..., limit: _Optional[int] = ..., offset: _Optional[int] = ..., trace_ids: _Optional[_Iterable[str]] = ..., with_traces: _Optional[bool] = ..., labeled_only: _Optional[bool] = ...) -> None: ...
 
 class ListTracesResponse(_message.Message):
     __slots__ = ("traces", "total")

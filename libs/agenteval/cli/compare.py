@@ -1,0 +1,250 @@
+"""Commands of ``agent-eval`` for regression reports: compare, report, plan."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from enum import StrEnum
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from agenteval.cli import DataDir, JsonOut, Server, app, connect, err, fail, out, print_json, run_async
+from agenteval.contracts.summary import RunSummary
+from agenteval.reports import (
+    DEFAULT_ALPHA,
+    DEFAULT_DROP,
+    DEFAULT_POWER,
+    ComparisonReport,
+    ReportError,
+    RunReport,
+    TrialPlan,
+    comparison_report,
+    print_comparison,
+    print_plan,
+    print_run,
+    render_comparison,
+    render_run,
+    run_report,
+    trial_plan,
+)
+
+# CompareRuns reads a threshold of 0 as "unset" (proto3 has no presence for doubles) and
+# uses its default; a threshold this small behaves like 0, since rates move in steps of 1/n.
+_ZERO_THRESHOLD = 1e-9
+
+
+class Format(StrEnum):
+    table = "table"
+    markdown = "markdown"
+    json = "json"
+
+
+FormatOpt = Annotated[
+    Format, typer.Option("--format", "-f", help="table (terminal), markdown (PR comment) or json.")
+]
+OutputOpt = Annotated[
+    Path | None, typer.Option("--output", "-o", help="Write the report to this file instead of stdout.")
+]
+Threshold = Annotated[
+    float, typer.Option(help="Smallest fall in a pass rate that counts as a regression (0..1).")
+]
+Alpha = Annotated[float, typer.Option(help="Significance level (0..1).")]
+Drop = Annotated[float, typer.Option(help="Fall in pass rate to detect (0.1 = 10 points).")]
+Power = Annotated[float, typer.Option(help="Chance of detecting the drop when it happens (0..1).")]
+
+
+def _check_open_unit(name: str, value: float) -> None:
+    if not 0.0 < value < 1.0:
+        fail(f"{name} must be between 0 and 1 (exclusive), got {value}", 2)
+
+
+def _emit(
+    fmt: Format,
+    output: Path | None,
+    text: Callable[[str], str],
+    show: Callable[[], None],
+    headline: str,
+) -> None:
+    """Print the report (rich tables on a terminal) or write it to `output`."""
+    if output is not None:
+        try:
+            output.write_text(text(fmt.value), encoding="utf-8")
+        except OSError as exc:
+            fail(f"cannot write {output}: {exc.strerror or exc}")
+        err.print(f"{headline} ({fmt.value} report written to {output})", highlight=False, markup=False)
+    elif fmt is Format.table and out.is_terminal:
+        show()
+    else:
+        # Markdown and JSON go out verbatim (rich would wrap lines and read [..] as markup);
+        # tables piped to a file or a CI log get a fixed wide layout without colour codes.
+        typer.echo(text(fmt.value), nl=False)
+
+
+@app.command()
+def compare(
+    baseline: Annotated[
+        str,
+        typer.Argument(help="Baseline: a run id, or an agent version label (its newest completed run)."),
+    ],
+    candidate: Annotated[str, typer.Argument(help="Candidate: a run id, or an agent version label.")],
+    threshold: Threshold = 0.05,
+    alpha: Alpha = 0.05,
+    fmt: FormatOpt = Format.table,
+    json_out: Annotated[bool, typer.Option("--json", help="Same as --format json.")] = False,
+    fail_on_regression: Annotated[
+        bool, typer.Option("--fail-on-regression", help="Exit 1 when the comparison did not pass (for CI).")
+    ] = False,
+    output: OutputOpt = None,
+    data_dir: DataDir = Path(".agenteval"),
+    server: Server = None,
+) -> None:
+    """Compare a candidate run with a baseline: per-case regressions by a statistical test."""
+    from agenteval.v1 import runner_pb2
+
+    if not 0.0 <= threshold < 1.0:
+        fail(f"--threshold must be in [0, 1), got {threshold}", 2)
+    _check_open_unit("--alpha", alpha)
+    if json_out:
+        fmt = Format.json
+
+    async def go() -> Any:
+        async with connect(server, data_dir) as client:
+            return await client.runs.CompareRuns(
+                runner_pb2.CompareRunsRequest(
+                    baseline=baseline,
+                    candidate=candidate,
+                    threshold=threshold or _ZERO_THRESHOLD,
+                    alpha=alpha,
+                )
+            )
+
+    resp = run_async(go)
+    report = _comparison_from(resp.comparison_json)
+    _emit(
+        fmt,
+        output,
+        lambda f: render_comparison(report, f),  # type: ignore[arg-type]
+        lambda: print_comparison(out, report),
+        report.headline,
+    )
+    if fail_on_regression and not resp.passed:
+        if fmt is not Format.table or output is not None:
+            err.print(f"{report.headline} (--fail-on-regression)", highlight=False, markup=False)
+        raise typer.Exit(1)
+
+
+def _comparison_from(comparison_json: str) -> ComparisonReport:
+    try:
+        return comparison_report(json.loads(comparison_json))
+    except (ValueError, ReportError) as exc:
+        fail(f"the server's comparison could not be read: {exc}")
+    raise AssertionError("unreachable")
+
+
+async def _summary(server: str | None, data_dir: Path, run_id: str) -> RunSummary:
+    from agenteval.contracts.errors import Conflict
+    from agenteval.contracts.pb import RUN_STATUS_FROM_PB, summary_from_pb
+
+    async with connect(server, data_dir) as client:
+        run = await client.get_run(run_id)
+        if not run.HasField("summary"):
+            status = RUN_STATUS_FROM_PB.get(run.status, "unknown")
+            raise Conflict(f"run {run_id} has no summary yet (status {status})")
+        return summary_from_pb(run.summary)
+
+
+def _run_report_of(server: str | None, data_dir: Path, run_id: str, **plan: float) -> RunReport:
+    summary = run_async(lambda: _summary(server, data_dir, run_id))
+    try:
+        return run_report(summary, **plan)
+    except ValueError as exc:
+        fail(str(exc), 2)
+    raise AssertionError("unreachable")
+
+
+@app.command()
+def report(
+    run_id: Annotated[str, typer.Argument(help="Run id.")],
+    fmt: FormatOpt = Format.table,
+    json_out: Annotated[bool, typer.Option("--json", help="Same as --format json.")] = False,
+    output: OutputOpt = None,
+    drop: Drop = DEFAULT_DROP,
+    power: Power = DEFAULT_POWER,
+    alpha: Alpha = DEFAULT_ALPHA,
+    data_dir: DataDir = Path(".agenteval"),
+    server: Server = None,
+) -> None:
+    """A run's report: per-case pass rates with CIs, pass@k, pass^k, latency, cost, flaky cases,
+    and how many trials per case would detect a drop (--drop, --power, --alpha)."""
+    _check_open_unit("--power", power)
+    _check_open_unit("--alpha", alpha)
+    if json_out:
+        fmt = Format.json
+    rep = _run_report_of(server, data_dir, run_id, drop=drop, power=power, alpha=alpha)
+    t = rep.totals
+    _emit(
+        fmt,
+        output,
+        lambda f: render_run(rep, f),  # type: ignore[arg-type]
+        lambda: print_run(out, rep),
+        f"run {rep.run_id}: {t.passes}/{t.trials} trials passed",
+    )
+
+
+@app.command()
+def plan(
+    run: Annotated[
+        str | None, typer.Option("--run", help="Plan from this run's per-case pass rates.")
+    ] = None,
+    baseline_rate: Annotated[
+        float | None,
+        typer.Option(help="Plan from one pass rate (default 0.8 when no --run is given)."),
+    ] = None,
+    cases: Annotated[
+        int, typer.Option(min=1, help="With --baseline-rate: cases in the suite (alpha is split over them).")
+    ] = 1,
+    drop: Drop = DEFAULT_DROP,
+    power: Power = DEFAULT_POWER,
+    alpha: Alpha = DEFAULT_ALPHA,
+    json_out: JsonOut = False,
+    data_dir: DataDir = Path(".agenteval"),
+    server: Server = None,
+) -> None:
+    """How many trials per case are needed to detect a drop in pass rate (exact Fisher power)."""
+    _check_open_unit("--power", power)
+    _check_open_unit("--alpha", alpha)
+    if not 0.0 < drop <= 1.0:
+        fail(f"--drop must be in (0, 1], got {drop}", 2)
+    if run is not None and baseline_rate is not None:
+        fail("give --run or --baseline-rate, not both", 2)
+    if run is not None:
+        rep = _run_report_of(server, data_dir, run, drop=drop, power=power, alpha=alpha)
+        if rep.trial_plan is None:
+            fail(f"run {run} has no cases to plan from")
+        assert rep.trial_plan is not None
+        if json_out:
+            print_json({"run_id": rep.run_id, **rep.trial_plan.model_dump(mode="json")})
+        else:
+            out.print(f"From the pass rates of run {rep.run_id}:", highlight=False, markup=False)
+            print_plan(out, rep.trial_plan)
+        return
+    rate = 0.8 if baseline_rate is None else baseline_rate
+    if not 0.0 <= rate <= 1.0:
+        fail(f"--baseline-rate must be in [0, 1], got {rate}", 2)
+    one = _rate_plan(rate, cases, drop, power, alpha)
+    if json_out:
+        print_json({"baseline_rate": rate, **one.model_dump(mode="json", exclude={"cases"})})
+    else:
+        out.print(f"From a pass rate of {rate * 100:.1f}%:", highlight=False, markup=False)
+        print_plan(out, one, show_cases=False)
+
+
+def _rate_plan(rate: float, cases: int, drop: float, power: float, alpha: float) -> TrialPlan:
+    """The plan of a suite of `cases` cases that all pass at `rate`."""
+    if drop > rate + 1e-12:
+        fail(f"a pass rate of {rate} cannot drop by {drop}: no number of trials detects it", 2)
+    # Identical cases share one answer; planning one case at alpha / cases gives it.
+    planned = trial_plan({"case": rate}, drop, power, alpha / cases)
+    return planned.model_copy(update={"alpha": alpha, "n_cases": cases, "cases": []})

@@ -1,0 +1,66 @@
+"""Generation's backends over gRPC: labeled traces from the transcript-store, tests by the grader."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from agenteval.contracts.errors import NotFound
+from agenteval.eval_generator.service import Labeled
+from agenteval.runtime.grpc_server import channel
+from agenteval.v1 import grader_pb2, grader_pb2_grpc, transcripts_pb2, transcripts_pb2_grpc
+
+_TO_PB = {"positive": grader_pb2.LABEL_POSITIVE, "negative": grader_pb2.LABEL_NEGATIVE}
+_FROM_PB = {v: k for k, v in _TO_PB.items()}
+
+
+class GrpcBackends:
+    def __init__(self, transcripts_target: str, grader_target: str) -> None:
+        self.transcripts = transcripts_pb2_grpc.TranscriptServiceStub(channel(transcripts_target))
+        self.grader = grader_pb2_grpc.GraderServiceStub(channel(grader_target))
+
+    async def labeled_traces(self, dataset: str) -> tuple[int, list[Labeled]]:
+        import grpc
+
+        try:
+            resp = await self.transcripts.ListTraces(
+                transcripts_pb2.ListTracesRequest(
+                    dataset=dataset, labeled_only=True, with_traces=True, limit=100_000
+                )
+            )
+        except grpc.aio.AioRpcError as exc:
+            if exc.code() == grpc.StatusCode.NOT_FOUND:
+                raise NotFound(exc.details() or f"no dataset {dataset!r}") from None
+            raise
+        version = resp.traces[0].dataset_version if resp.traces else 0
+        return version, [(t.trace_id, json.loads(t.trace_json), t.label) for t in resp.traces]
+
+    async def test_code(self, code: str, traces: list[Labeled]) -> dict[str, Any]:
+        resp = await self.grader.TestEvalCode(
+            grader_pb2.TestEvalCodeRequest(
+                code=code,
+                traces=[
+                    grader_pb2.LabeledTrace(trace_id=i, trace_json=json.dumps(t), label=_TO_PB[lab])
+                    for i, t, lab in traces
+                ],
+            )
+        )
+        return {
+            "accuracy": resp.accuracy,
+            "total": resp.total,
+            "correct": resp.correct,
+            "incorrect": resp.incorrect,
+            "errors": resp.errors,
+            "code_error": resp.code_error or None,
+            "mismatches": [
+                {
+                    "trace_id": m.trace_id,
+                    "expected": _FROM_PB.get(m.expected),
+                    "predicted": _FROM_PB.get(m.predicted),
+                    "score": m.score,
+                    "explanation": m.explanation,
+                    "error": m.error or None,
+                }
+                for m in resp.mismatches
+            ],
+        }
