@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
+import logging
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
 from faststream.nats import NatsBroker
 
 from agenteval.contracts.events import Event
+from agenteval.contracts.summary import RunSummary
 from agenteval.metrics import handlers
 from agenteval.metrics.grpc_api import MetricsServicer
 from agenteval.metrics.repository import MetricsRepository
@@ -21,6 +25,7 @@ from agenteval.storage import create_engine, upgrade
 from agenteval.v1 import metrics_pb2, metrics_pb2_grpc
 
 MIGRATIONS = Path(__file__).parent / "migrations"
+log = logging.getLogger("agenteval.metrics")
 
 
 class MetricsComponent:
@@ -31,7 +36,11 @@ class MetricsComponent:
         self.settings = settings or MetricsSettings()
         self.engine = create_engine(common.database_for("metrics", self.settings.database_url))
         self.broker: NatsBroker | None = None
-        self.service = MetricsService(MetricsRepository(self.engine), common.subjects, self._publish)
+        self.service = MetricsService(
+            MetricsRepository(self.engine), common.subjects, self._publish, on_completed=self._export
+        )
+        self._transcripts_target = self.settings.transcripts_addr
+        self._exports: set[asyncio.Task[None]] = set()
 
     async def _publish(self, subject: str, events: Sequence[Event]) -> None:
         assert self.broker is not None
@@ -52,7 +61,48 @@ class MetricsComponent:
         )
 
     async def started(self, host: ServiceHost) -> None:
-        pass
+        self._transcripts_target = self._transcripts_target or host.target
+
+    async def _export(self, summary: RunSummary) -> None:
+        """Log the run to MLflow in the background when MLFLOW_TRACKING_URI is set."""
+        if not os.environ.get("MLFLOW_TRACKING_URI"):
+            return
+        task = asyncio.create_task(self._log_to_mlflow(summary))
+        self._exports.add(task)
+        task.add_done_callback(self._exports.discard)
+
+    async def _log_to_mlflow(self, summary: RunSummary) -> None:
+        from agenteval.metrics.mlflow_export import log_run
+
+        transcripts: list[dict] = []
+        if self._transcripts_target:
+            try:
+                transcripts = await fetch_transcripts(
+                    self._transcripts_target, summary.run_id, self.settings.mlflow_max_traces
+                )
+            except Exception:
+                log.warning("could not fetch transcripts for MLflow", extra={"run_id": summary.run_id})
+        await asyncio.to_thread(log_run, summary, transcripts)
 
     async def close(self) -> None:
+        if self._exports:
+            await asyncio.wait(self._exports, timeout=30)
         await self.engine.dispose()
+
+
+async def fetch_transcripts(target: str, run_id: str, limit: int) -> list[dict]:
+    """The run's stored transcripts (trace dicts with case and trial ids), over TranscriptService."""
+    from agenteval.contracts.trace import Trace
+    from agenteval.runtime.grpc_server import channel
+    from agenteval.v1 import transcripts_pb2, transcripts_pb2_grpc
+
+    async with channel(target) as ch:
+        stub = transcripts_pb2_grpc.TranscriptServiceStub(ch)
+        resp = await stub.ListTrials(transcripts_pb2.ListTrialsRequest(run_id=run_id, limit=limit))
+    out = []
+    for t in resp.trials:
+        if t.trace_json:
+            doc = Trace.model_validate_json(t.trace_json).to_eval_dict()
+            doc["metadata"] = {**doc.get("metadata", {}), "case_id": t.case_id, "trial_id": t.trial_id}
+            out.append(doc)
+    return out

@@ -32,10 +32,17 @@ def trial_cost(g: TrialGraded) -> float:
 
 
 class MetricsService:
-    def __init__(self, repo: MetricsRepository, subjects: Subjects, publish: Publisher) -> None:
+    def __init__(
+        self,
+        repo: MetricsRepository,
+        subjects: Subjects,
+        publish: Publisher,
+        on_completed: Callable[[RunSummary], Awaitable[None]] | None = None,
+    ) -> None:
         self.repo = repo
         self.subjects = subjects
         self.publish = publish
+        self.on_completed = on_completed
         self._last_progress: dict[str, float] = {}
 
     async def on_graded(self, graded: Sequence[TrialGraded]) -> None:
@@ -75,6 +82,8 @@ class MetricsService:
         await self.repo.mark_completed(run_id, summary)
         self._last_progress.pop(run_id, None)
         metrics.observe_run(summary)
+        if self.on_completed is not None:
+            await self.on_completed(summary)
         return summary
 
     async def summary(self, run_id: str) -> RunSummary:

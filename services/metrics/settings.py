@@ -12,3 +12,8 @@ class MetricsSettings(BaseSettings):
     """Where MetricsService listens when it runs alone."""
     batch_size: int = 512
     """trial.graded messages handled per pull."""
+    transcripts_addr: str | None = None
+    """TranscriptService address, for transcripts logged to MLflow (embedded: this process's)."""
+    mlflow_max_traces: int = 200
+    """Transcripts of a run logged to MLflow as traces, at most."""
+    """trial.graded messages handled per pull."""
