@@ -34,6 +34,9 @@ class Event(BaseModel):
     """When it happened (UTC)."""
     schema_version: int = 1
     """Version of this event's schema."""
+    trace_context: dict[str, str] = Field(default_factory=dict)
+    """W3C trace context (traceparent) of the span that caused it: one run is one trace.
+    Also sent as NATS headers; carried in the payload so batch handlers see it per event."""
 
 
 class RunSubmitted(Event):

@@ -9,9 +9,12 @@ is deduplicated by JetStream.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
+import json
 import logging
 from collections.abc import Awaitable, Callable, Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from faststream import AckPolicy
@@ -74,31 +77,150 @@ def _logged(durable: str, decorator: Callable[[Handler], Any]) -> Callable[[Hand
     return wrap
 
 
+@dataclass
+class _BatchSpec:
+    subject: str
+    subjects: Subjects
+    durable: str
+    batch_size: int
+    handler: Handler
+
+
+_batch_specs: dict[int, list[_BatchSpec]] = {}
+
+
 def batch_subscriber(
     broker: NatsBroker,
     subject: str,
     subjects: Subjects,
     durable: str,
     batch_size: int = 256,
-    timeout_s: float = 0.5,
-) -> Callable[[Handler], Any]:
+) -> Callable[[Handler], Handler]:
     """Decorator: a durable pull consumer handing batches of raw payloads to the handler.
 
-    FastStream keeps fetching until the batch is full or ``timeout_s`` passes; very short
-    timeouts (tens of ms) made it issue fetches that expire as messages arrive, and those
-    messages then waited for ack_wait before redelivery. Half a second avoids that.
+    Runs on nats-py directly (see :class:`BatchConsumer`), started with the broker by the
+    service host. FastStream's batch subscriber refetches until its window closes, and
+    under load some fetched messages were neither handled nor acked until ack_wait.
     """
-    return _logged(
-        durable,
-        broker.subscriber(
-            subject,
-            stream=stream_for(subjects),
-            durable=durable,
-            config=consumer_config(),
-            pull_sub=PullSub(batch_size=batch_size, timeout=timeout_s, batch=True),
-            ack_policy=AckPolicy.NACK_ON_ERROR,
-        ),
-    )
+
+    def register(fn: Handler) -> Handler:
+        _batch_specs.setdefault(id(broker), []).append(_BatchSpec(subject, subjects, durable, batch_size, fn))
+        return fn
+
+    return register
+
+
+class BatchConsumer:
+    """One durable pull consumer: fetch up to ``batch_size``, hand the payloads over, ack them
+    all on success, nak them all (redelivery after a delay) when the handler raises."""
+
+    def __init__(self, js: Any, spec: _BatchSpec) -> None:
+        self.js = js
+        self.spec = spec
+        self.task: asyncio.Task[None] | None = None
+        self.sub: Any = None
+
+    async def start(self) -> None:
+        from nats.js.api import AckPolicy as JsAckPolicy
+
+        cfg = consumer_config()
+        cfg.ack_policy = JsAckPolicy.EXPLICIT
+        cfg.durable_name = self.spec.durable
+        self.sub = await self.js.pull_subscribe(
+            self.spec.subject, durable=self.spec.durable, stream=self.spec.subjects.stream, config=cfg
+        )
+        self.task = asyncio.create_task(self._loop(), name=f"consumer {self.spec.durable}")
+
+    async def _loop(self) -> None:
+        import nats.errors
+
+        while True:
+            try:
+                msgs = await self.sub.fetch(self.spec.batch_size, timeout=1.0)
+            except TimeoutError:
+                continue
+            except (nats.errors.ConnectionClosedError, nats.errors.ConnectionReconnectingError):
+                await asyncio.sleep(0.5)
+                continue
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("fetch failed", extra={"handler": self.spec.durable})
+                await asyncio.sleep(0.5)
+                continue
+            payloads: list[Any] = []
+            good = []
+            for m in msgs:
+                try:
+                    payloads.append(json.loads(m.data))
+                    good.append(m)
+                except ValueError:
+                    log.error("rejected a payload that is not JSON", extra={"handler": self.spec.durable})
+                    telemetry.count_rejected(self.spec.durable)
+                    await m.term()
+            try:
+                await self.spec.handler(payloads)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception(
+                    "handler failed; its messages will be redelivered", extra={"handler": self.spec.durable}
+                )
+                await asyncio.gather(*(m.nak(delay=1.0) for m in good), return_exceptions=True)
+                continue
+            await asyncio.gather(*(m.ack() for m in good), return_exceptions=True)
+
+    async def stop(self) -> None:
+        if self.task is not None:
+            self.task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self.task
+        if self.sub is not None:
+            with contextlib.suppress(Exception):
+                await self.sub.unsubscribe()
+
+
+async def ensure_stream(js: Any, subjects: Subjects) -> None:
+    """Declare the stream (idempotent; a stream that exists is left as it is)."""
+    from nats.js.api import StreamConfig
+    from nats.js.errors import BadRequestError
+
+    try:
+        await js.add_stream(
+            StreamConfig(name=subjects.stream, subjects=[subjects.all], duplicate_window=DUPLICATE_WINDOW_S)
+        )
+    except BadRequestError:
+        pass  # exists with another configuration: keep it
+
+
+class BatchConsumers:
+    """The batch consumers registered on a broker, run over their own NATS connection."""
+
+    def __init__(self, broker: NatsBroker, url: str) -> None:
+        self.specs = _batch_specs.pop(id(broker), [])
+        self.url = url
+        self.nc: Any = None
+        self.consumers: list[BatchConsumer] = []
+
+    async def start(self) -> None:
+        if not self.specs:
+            return
+        import nats
+
+        self.nc = await nats.connect(self.url, max_reconnect_attempts=-1)
+        js = self.nc.jetstream()
+        for prefix in {spec.subjects.prefix: spec.subjects for spec in self.specs}.values():
+            await ensure_stream(js, prefix)
+        for spec in self.specs:
+            consumer = BatchConsumer(js, spec)
+            await consumer.start()
+            self.consumers.append(consumer)
+
+    async def stop(self) -> None:
+        await asyncio.gather(*(c.stop() for c in self.consumers))
+        self.consumers.clear()
+        if self.nc is not None and not self.nc.is_closed:
+            await self.nc.drain()
 
 
 def concurrent_subscriber(
@@ -142,6 +264,8 @@ async def publish(broker: NatsBroker, subject: str, event: Event, subjects: Subj
     """Publish one event to the stream, deduplicated by its event id; waits for the PubAck."""
     headers = {"Nats-Msg-Id": event.event_id}
     telemetry.inject_context(headers)
+    if not event.trace_context and "traceparent" in headers:
+        event = event.model_copy(update={"trace_context": {"traceparent": headers["traceparent"]}})
     await broker.publish(event, subject, headers=headers, stream=subjects.stream)
 
 

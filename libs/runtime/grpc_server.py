@@ -7,7 +7,8 @@ turns them into status codes so no servicer sets a code by hand.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import grpc
@@ -35,6 +36,21 @@ def status_for(exc: BaseException) -> grpc.StatusCode:
     return grpc.StatusCode.INTERNAL
 
 
+@contextmanager
+def _server_span(method: str, context: Any) -> Iterator[None]:
+    """A server span per RPC, continuing the caller's trace from gRPC metadata."""
+    from opentelemetry import propagate, trace
+
+    carrier = {k: v for k, v in (context.invocation_metadata() or ()) if isinstance(v, str)}
+    tracer = trace.get_tracer("agenteval.grpc")
+    with tracer.start_as_current_span(
+        method.rsplit("/", 1)[-1], context=propagate.extract(carrier), kind=trace.SpanKind.SERVER
+    ) as span:
+        span.set_attribute("rpc.system", "grpc")
+        span.set_attribute("rpc.method", method)
+        yield
+
+
 class ErrorInterceptor(grpc.aio.ServerInterceptor):
     """Maps contract errors to gRPC status codes for unary and streaming handlers."""
 
@@ -51,7 +67,8 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):
         def wrap_unary(fn: Any) -> Any:
             async def call(request: Any, context: grpc.aio.ServicerContext) -> Any:
                 try:
-                    return await fn(request, context)
+                    with _server_span(method, context):
+                        return await fn(request, context)
                 except errors.AgentEvalError as exc:
                     await context.abort(status_for(exc), str(exc))
                 except grpc.aio.AbortError:
@@ -65,8 +82,9 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):
         def wrap_stream(fn: Any) -> Any:
             async def call(request: Any, context: grpc.aio.ServicerContext) -> Any:
                 try:
-                    async for item in fn(request, context):
-                        yield item
+                    with _server_span(method, context):
+                        async for item in fn(request, context):
+                            yield item
                 except errors.AgentEvalError as exc:
                     await context.abort(status_for(exc), str(exc))
                 except grpc.aio.AbortError:

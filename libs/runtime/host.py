@@ -15,7 +15,7 @@ from typing import Any, Protocol
 
 from faststream.nats import NatsBroker
 
-from agenteval.runtime.bus import make_broker
+from agenteval.runtime.bus import BatchConsumers, make_broker
 from agenteval.runtime.grpc_server import GrpcServer
 from agenteval.runtime.settings import CommonSettings
 
@@ -78,6 +78,8 @@ class ServiceHost:
         for comp in self.components:
             comp.register_handlers(self.broker)
             comp.register_grpc(self.grpc)
+        self.batch_consumers = BatchConsumers(self.broker, self.settings.nats_url)
+        await self.batch_consumers.start()
         await self.broker.start()
         await self.grpc.start()
         if self.settings.metrics_port is not None:
@@ -94,6 +96,7 @@ class ServiceHost:
             self._metrics_server = None
         if self._started:
             await self.grpc.stop()
+            await self.batch_consumers.stop()
             await self.broker.stop()
             self._started = False
         for comp in reversed(self.components):

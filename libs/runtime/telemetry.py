@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 import logging
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from opentelemetry import propagate, trace
@@ -17,6 +19,62 @@ from prometheus_client import Counter
 tracer = trace.get_tracer("agenteval")
 
 REJECTED = Counter("agenteval_bus_rejected_messages_total", "Bus messages rejected as invalid", ["handler"])
+
+
+def setup_tracing(service_name: str = "agenteval") -> bool:
+    """Export spans over OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT (or ..._TRACES_ENDPOINT) is set."""
+    import os
+
+    if not (
+        os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT") or os.environ.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
+    ):
+        return False
+    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+    from opentelemetry.sdk.resources import Resource
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import BatchSpanProcessor
+
+    provider = TracerProvider(resource=Resource.create({"service.name": service_name}))
+    provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
+    trace.set_tracer_provider(provider)
+    return True
+
+
+@contextmanager
+def event_span(name: str, event: Any, **attributes: Any) -> Iterator[Any]:
+    """A span for handling one event, child of the span that published it."""
+    parent = propagate.extract(getattr(event, "trace_context", None) or {})
+    with tracer.start_as_current_span(name, context=parent, kind=trace.SpanKind.CONSUMER) as span:
+        run_id = getattr(event, "run_id", None)
+        if run_id:
+            span.set_attribute("agenteval.run_id", run_id)
+        for key, value in attributes.items():
+            span.set_attribute(f"agenteval.{key}", value)
+        yield span
+
+
+@contextmanager
+def batch_spans(name: str, events: Any) -> Iterator[None]:
+    """One span per event of a batch handled together, each the child of its publisher."""
+    spans = []
+    for ev in events:
+        parent = propagate.extract(getattr(ev, "trace_context", None) or {})
+        span = tracer.start_span(name, context=parent, kind=trace.SpanKind.CONSUMER)
+        run_id = getattr(ev, "run_id", None)
+        if run_id:
+            span.set_attribute("agenteval.run_id", run_id)
+        spans.append(span)
+    try:
+        yield
+    finally:
+        for span in spans:
+            span.end()
+
+
+def current_context() -> dict[str, str]:
+    carrier: dict[str, str] = {}
+    propagate.inject(carrier)
+    return carrier
 
 
 def count_rejected(handler: str) -> None:

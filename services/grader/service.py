@@ -11,6 +11,7 @@ from agenteval.contracts.events import GradeRecord, TrialCompleted, TrialGraded
 from agenteval.contracts.suite import GraderSpec
 from agenteval.grader import metrics
 from agenteval.graders import GradeContext, run_grader
+from agenteval.runtime.telemetry import current_context, event_span
 
 
 class GraderService:
@@ -18,6 +19,10 @@ class GraderService:
         self.services: dict[str, Any] = services if services is not None else {}
 
     async def grade(self, done: TrialCompleted) -> TrialGraded:
+        with event_span("grader.grade", done, case_id=done.case.id):
+            return await self._grade(done)
+
+    async def _grade(self, done: TrialCompleted) -> TrialGraded:
         started = time.perf_counter()
         ctx = GradeContext(case=done.case, services=self.services)
         ctx.services.setdefault("allowed_imports", done.allowed_imports)
@@ -57,6 +62,7 @@ class GraderService:
             output_tokens=trace.usage.output_tokens,
             models=trace.usage.models,
             grading_cost_usd=sum(g.cost_usd for g in grades),
+            trace_context=current_context(),  # published later, as a batch: keep this span as parent
         )
 
     async def grade_many(self, batch: Sequence[TrialCompleted]) -> list[TrialGraded]:

@@ -9,6 +9,7 @@ from faststream.nats import NatsBroker
 from agenteval.contracts.events import TrialGraded
 from agenteval.metrics.service import MetricsService
 from agenteval.runtime.bus import batch_subscriber, parse_batch
+from agenteval.runtime.telemetry import batch_spans
 
 
 def register(broker: NatsBroker, service: MetricsService, batch_size: int = 512) -> None:
@@ -18,4 +19,6 @@ def register(broker: NatsBroker, service: MetricsService, batch_size: int = 512)
         broker, subjects.trial_graded, subjects, durable="metrics-trial-graded", batch_size=batch_size
     )
     async def on_trial_graded(payloads: list[dict[str, Any]]) -> None:
-        await service.on_graded(parse_batch(TrialGraded, payloads, "metrics-trial-graded"))
+        batch = parse_batch(TrialGraded, payloads, "metrics-trial-graded")
+        with batch_spans("metrics.record", batch):
+            await service.on_graded(batch)

@@ -16,6 +16,7 @@ from agenteval.contracts.summary import RunSummary
 from agenteval.metrics import metrics
 from agenteval.metrics.repository import MetricsRepository
 from agenteval.metrics.summary import summarize
+from agenteval.runtime.telemetry import event_span
 
 Publisher = Callable[[str, Sequence[Event]], Awaitable[None]]
 
@@ -47,8 +48,10 @@ class MetricsService:
 
     async def on_graded(self, graded: Sequence[TrialGraded]) -> None:
         await self.repo.record(graded, [trial_cost(g) for g in graded])
-        for run_id in dict.fromkeys(g.run_id for g in graded):
-            await self._check(run_id)
+        last = {g.run_id: g for g in graded}
+        for run_id, ev in last.items():
+            with event_span("metrics.check", ev):  # run.progressed/completed join the run's trace
+                await self._check(run_id)
 
     async def _check(self, run_id: str) -> None:
         graded, passes, total, completed = await self.repo.progress(run_id)

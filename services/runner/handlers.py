@@ -9,6 +9,7 @@ from faststream.nats import NatsBroker
 from agenteval.contracts.events import RunCancelled, RunCompleted, RunProgressed, RunSubmitted, TrialRequested
 from agenteval.runner.service import RunnerService
 from agenteval.runtime.bus import batch_subscriber, concurrent_subscriber, parse_batch
+from agenteval.runtime.telemetry import event_span
 
 
 def register(broker: NatsBroker, service: RunnerService) -> None:
@@ -17,7 +18,8 @@ def register(broker: NatsBroker, service: RunnerService) -> None:
     @batch_subscriber(broker, subjects.run_submitted, subjects, durable="runner-run-submitted", batch_size=16)
     async def on_run_submitted(payloads: list[dict[str, Any]]) -> None:
         for ev in parse_batch(RunSubmitted, payloads, "runner-run-submitted"):
-            await service.expand(ev)
+            with event_span("runner.expand", ev):
+                await service.expand(ev)
 
     @concurrent_subscriber(
         broker,
@@ -28,7 +30,8 @@ def register(broker: NatsBroker, service: RunnerService) -> None:
     )
     async def on_trial_requested(payload: dict[str, Any]) -> None:
         for req in parse_batch(TrialRequested, [payload], "runner-trial-requested"):
-            await service.execute(req)
+            with event_span("runner.trial", req, case_id=req.case.id, trial_index=req.trial_index):
+                await service.execute(req)
 
     @batch_subscriber(broker, subjects.run_progressed, subjects, durable="runner-run-progressed")
     async def on_run_progressed(payloads: list[dict[str, Any]]) -> None:

@@ -9,6 +9,7 @@ from faststream.nats import NatsBroker
 from agenteval.contracts.events import TrialCompleted, TrialGraded
 from agenteval.contracts.subjects import Subjects
 from agenteval.runtime.bus import batch_subscriber, parse_batch
+from agenteval.runtime.telemetry import batch_spans
 from agenteval.transcript_store.repository import TranscriptRepository
 
 
@@ -23,7 +24,9 @@ def register(
         batch_size=batch_size,
     )
     async def on_trial_completed(payloads: list[dict[str, Any]]) -> None:
-        await repo.store_completed(parse_batch(TrialCompleted, payloads, "transcripts-trial-completed"))
+        batch = parse_batch(TrialCompleted, payloads, "transcripts-trial-completed")
+        with batch_spans("transcripts.store", batch):
+            await repo.store_completed(batch)
 
     @batch_subscriber(
         broker, subjects.trial_graded, subjects, durable="transcripts-trial-graded", batch_size=batch_size

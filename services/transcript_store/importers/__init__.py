@@ -1,0 +1,30 @@
+"""Trace importers: labeled production traces from other tools, normalized to our Trace schema.
+
+Formats: ``jsonl`` (agenteval's own), ``otlp`` (OpenTelemetry GenAI spans), ``mlflow`` (MLflow
+trace JSON) and ``langfuse`` (Langfuse traces, or any "trace with steps"). ``import_traces``
+detects the format, imports every readable record, and reports the others by line.
+"""
+
+from agenteval.transcript_store.importers._detect import detect_format
+from agenteval.transcript_store.importers._importer import ImportFormat, import_traces
+from agenteval.transcript_store.importers._labels import LabelError, normalize_label
+from agenteval.transcript_store.importers._model import (
+    FORMATS,
+    ImportedTrace,
+    ImportProblem,
+    ImportResult,
+    UnknownTraceFormat,
+)
+
+__all__ = [
+    "FORMATS",
+    "ImportFormat",
+    "ImportProblem",
+    "ImportResult",
+    "ImportedTrace",
+    "LabelError",
+    "UnknownTraceFormat",
+    "detect_format",
+    "import_traces",
+    "normalize_label",
+]

@@ -1,0 +1,67 @@
+"""What an import returns: the traces read, the problems met, and the unknown-format error."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from agenteval.contracts.errors import InvalidArgument
+from agenteval.contracts.trace import Trace
+
+Label = Literal["positive", "negative"]
+FormatName = Literal["jsonl", "otlp", "mlflow", "langfuse"]
+FORMATS: tuple[FormatName, ...] = ("jsonl", "otlp", "mlflow", "langfuse")
+
+FORMAT_HELP = {
+    "jsonl": 'agenteval JSON Lines: {"trace": {...}, "label": "positive"} per line',
+    "otlp": 'OpenTelemetry OTLP JSON with GenAI spans: {"resourceSpans": [...]}, whole file or one per line',
+    "mlflow": 'MLflow trace JSON: {"info": {...}, "data": {"spans": [...]}}, one per line or a JSON array',
+    "langfuse": 'Langfuse traces: {"id", "input", "output", "observations": [...], "scores": [...]}',
+}
+
+
+@dataclass
+class ImportedTrace:
+    """One trace read from a file, normalized, with the human label it carried."""
+
+    trace_id: str
+    """The source's id, else a content hash: importing the same trace twice gives one id."""
+    trace: Trace
+    label: Label | None
+    comment: str | None
+    rater: str | None
+    source_format: str
+
+
+@dataclass
+class ImportProblem:
+    """Something in the file that could not be imported; the rest of the file still is."""
+
+    line: int
+    """1-based line (JSON Lines) or record index (a whole-file JSON document); 0 for the whole file."""
+    reason: str
+    """One line a person can act on."""
+    unit: Literal["line", "record", "file"] = "line"
+    """What ``line`` counts."""
+
+    def __str__(self) -> str:
+        return self.reason if self.unit == "file" else f"{self.unit} {self.line}: {self.reason}"
+
+
+@dataclass
+class ImportResult:
+    """Everything an import produced."""
+
+    traces: list[ImportedTrace] = field(default_factory=list)
+    problems: list[ImportProblem] = field(default_factory=list)
+    format: str = "unknown"
+
+
+class UnknownTraceFormat(InvalidArgument):
+    """The file is in none of the accepted formats (or an unknown format name was asked for)."""
+
+    def __init__(self, detail: str) -> None:
+        accepted = "; ".join(f"{name} ({help_})" for name, help_ in FORMAT_HELP.items())
+        super().__init__(f"{detail}. Accepted formats: {accepted}")
+        self.detail = detail
+        self.accepted = FORMATS
