@@ -87,6 +87,9 @@ class EmbeddedStack:
     async def start(self) -> None:
         self.data_dir.mkdir(parents=True, exist_ok=True)
         logging.getLogger().setLevel(self.log_level)
+        from agenteval.runtime.telemetry import setup_tracing
+
+        setup_tracing("agenteval-embedded")
         try:
             await self.nats.start()
         except Unavailable as exc:

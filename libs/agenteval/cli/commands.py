@@ -139,7 +139,7 @@ def serve(
     """Run one service alone (distributed mode): NATS and the database come from AGENTEVAL_* settings."""
     from agenteval.runtime.host import ServiceHost
     from agenteval.runtime.settings import CommonSettings
-    from agenteval.runtime.telemetry import setup_logging
+    from agenteval.runtime.telemetry import setup_logging, setup_tracing
     from agenteval.stack import SERVICES, component, grpc_address_of
 
     name = service.replace("-", "_")
@@ -149,6 +149,7 @@ def serve(
         fail(f"unknown service {service!r}; services: {', '.join(SERVICES)}", 2)
     common = CommonSettings()
     setup_logging(common.log_level, common.json_logs)
+    setup_tracing(f"agenteval-{name}")
 
     async def go() -> None:
         host = ServiceHost([component(name, common)], common, address or grpc_address_of(name))
