@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agenteval.contracts.summary import CaseSummary, LatencySummary, RunSummary
+from agenteval.contracts.summary import CaseSummary, LatencySummary, RunSummary, TagSummary
 from agenteval.v1 import common_pb2
 
 TRIAL_STATUS_TO_PB = {
@@ -61,9 +61,12 @@ def case_from_pb(m: common_pb2.CaseSummary) -> CaseSummary:
 
 
 def summary_to_pb(s: RunSummary) -> common_pb2.RunSummary:
-    d = s.model_dump(exclude={"cases", "latency"})
+    d = s.model_dump(exclude={"cases", "latency", "tags"})
     return common_pb2.RunSummary(
-        **d, latency=latency_to_pb(s.latency), cases=[case_to_pb(c) for c in s.cases]
+        **d,
+        latency=latency_to_pb(s.latency),
+        cases=[case_to_pb(c) for c in s.cases],
+        tags=[common_pb2.TagSummary(**t.model_dump()) for t in s.tags],
     )
 
 
@@ -88,4 +91,18 @@ def summary_from_pb(m: common_pb2.RunSummary) -> RunSummary:
         output_tokens=m.output_tokens,
         cost_usd=m.cost_usd,
         cases=[case_from_pb(c) for c in m.cases],
+        tags=[
+            TagSummary(
+                tag=t.tag,
+                cases=t.cases,
+                trials=t.trials,
+                passes=t.passes,
+                pass_rate=t.pass_rate,
+                pass_rate_low=t.pass_rate_low,
+                pass_rate_high=t.pass_rate_high,
+                pass_at_k=dict(sorted(t.pass_at_k.items())),
+                pass_pow_k=dict(sorted(t.pass_pow_k.items())),
+            )
+            for t in m.tags
+        ],
     )

@@ -47,6 +47,21 @@ class CaseSummary(BaseModel):
     """Some trials passed and some failed."""
 
 
+class TagSummary(BaseModel):
+    """Statistics of the cases carrying one tag."""
+
+    tag: str
+    cases: int
+    trials: int
+    passes: int
+    pass_rate: float
+    pass_rate_low: float = 0.0
+    pass_rate_high: float = 1.0
+    pass_at_k: dict[int, float] = Field(default_factory=dict)
+    """Mean over the tag's cases of pass@k, for k up to the fewest trials of those cases."""
+    pass_pow_k: dict[int, float] = Field(default_factory=dict)
+
+
 class RunSummary(BaseModel):
     """Statistics of a whole run: totals and the per-case figures."""
 
@@ -71,3 +86,5 @@ class RunSummary(BaseModel):
     output_tokens: int = 0
     cost_usd: float = 0.0
     cases: list[CaseSummary] = Field(default_factory=list)
+    tags: list[TagSummary] = Field(default_factory=list)
+    """The same figures per case tag."""

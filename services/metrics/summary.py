@@ -6,7 +6,7 @@ import json
 from collections import defaultdict
 from typing import Any
 
-from agenteval.contracts.summary import CaseSummary, LatencySummary, RunSummary
+from agenteval.contracts.summary import CaseSummary, LatencySummary, RunSummary, TagSummary
 from agenteval.stats import latency_summary, pass_at_k_table, pass_pow_k_table, wilson_interval
 
 
@@ -58,6 +58,8 @@ def summarize(run_id: str, rows: list[dict[str, Any]], meta: dict[str, Any] | No
                 flaky=0 < c < n,
             )
         )
+    tags = _by_tag(cases)
+    tags = _by_tag(cases)
     total = sum(cs.trials for cs in cases)
     passes = sum(cs.passes for cs in cases)
     k = min((cs.trials for cs in cases), default=0)
@@ -82,4 +84,33 @@ def summarize(run_id: str, rows: list[dict[str, Any]], meta: dict[str, Any] | No
         output_tokens=sum(cs.output_tokens for cs in cases),
         cost_usd=sum(cs.cost_usd for cs in cases),
         cases=cases,
+        tags=tags,
     )
+
+
+def _by_tag(cases: list[CaseSummary]) -> list[TagSummary]:
+    """The run's figures per case tag (a case with several tags counts in each)."""
+    groups: dict[str, list[CaseSummary]] = defaultdict(list)
+    for cs in cases:
+        for tag in cs.tags:
+            groups[tag].append(cs)
+    out = []
+    for tag, group in sorted(groups.items()):
+        trials = sum(c.trials for c in group)
+        passes = sum(c.passes for c in group)
+        low, high = wilson_interval(passes, trials)
+        k = min(c.trials for c in group)
+        out.append(
+            TagSummary(
+                tag=tag,
+                cases=len(group),
+                trials=trials,
+                passes=passes,
+                pass_rate=passes / trials if trials else 0.0,
+                pass_rate_low=low,
+                pass_rate_high=high,
+                pass_at_k={j: sum(c.pass_at_k[j] for c in group) / len(group) for j in range(1, k + 1)},
+                pass_pow_k={j: sum(c.pass_pow_k[j] for c in group) / len(group) for j in range(1, k + 1)},
+            )
+        )
+    return out

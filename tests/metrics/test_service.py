@@ -91,3 +91,28 @@ async def test_runs_are_kept_apart(service) -> None:
     assert done.run_id == "r2" and done.summary.passes == 0
     await svc.on_graded([graded("r1", "a", 1, True, 2)])
     assert sorted(e.run_id for e in rec.of(RunCompleted)) == ["r1", "r2"]
+
+
+async def test_figures_per_tag(service) -> None:
+    svc, rec = service
+
+    def tagged(case: str, i: int, passed: bool, tags: list[str]) -> TrialGraded:
+        return graded("r9", case, i, passed, total=6).model_copy(update={"tags": tags})
+
+    await svc.on_graded(
+        [
+            tagged("a", 0, True, ["fast", "negative"]),
+            tagged("a", 1, True, ["fast", "negative"]),
+            tagged("b", 0, False, ["fast"]),
+            tagged("b", 1, True, ["fast"]),
+            tagged("c", 0, False, []),
+            tagged("c", 1, False, []),
+        ]
+    )
+    [done] = rec.of(RunCompleted)
+    tags = {t.tag: t for t in done.summary.tags}
+    assert set(tags) == {"fast", "negative"}
+    assert (tags["fast"].cases, tags["fast"].trials, tags["fast"].passes) == (2, 4, 3)
+    assert tags["fast"].pass_at_k[2] == pytest.approx((1.0 + 1.0) / 2)
+    assert tags["negative"].pass_pow_k[2] == 1.0
+    assert tags["fast"].pass_rate_low < 0.75 < tags["fast"].pass_rate_high

@@ -57,8 +57,29 @@ def summary_table(s: RunSummary, title: str | None = None) -> Table:
     return table
 
 
+def tags_table(s: RunSummary) -> Table:
+    k = s.k
+    table = Table(title="by tag", title_justify="left")
+    for col in ("tag", "cases", "passes", "pass rate (95% CI)", "pass@1", f"pass@{k}", f"pass^{k}"):
+        table.add_column(col, justify="left" if col == "tag" else "right")
+    for t in s.tags:
+        tk = max(t.pass_at_k, default=1)
+        table.add_row(
+            t.tag,
+            str(t.cases),
+            f"{t.passes}/{t.trials}",
+            f"{_pct(t.pass_rate)} ({_pct(t.pass_rate_low)}–{_pct(t.pass_rate_high)})",
+            _pct(t.pass_at_k.get(1, 0.0)),
+            _pct(t.pass_at_k.get(tk, 0.0)),
+            _pct(t.pass_pow_k.get(tk, 0.0)),
+        )
+    return table
+
+
 def print_summary(console: Console, s: RunSummary) -> None:
     console.print(summary_table(s))
+    if s.tags:
+        console.print(tags_table(s))
     low, high = s.pass_rate_low, s.pass_rate_high
     console.print(
         f"pass rate {_pct(s.pass_rate)} (95% CI {_pct(low)}–{_pct(high)}) · "

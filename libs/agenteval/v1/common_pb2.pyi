@@ -106,8 +106,44 @@ class CaseSummary(_message.Message):
     flaky: bool
     def __init__(self, case_id: _Optional[str] = ..., trials: _Optional[int] = ..., passes: _Optional[int] = ..., pass_rate: _Optional[float] = ..., pass_at_k: _Optional[_Mapping[int, float]] = ..., pass_pow_k: _Optional[_Mapping[int, float]] = ..., latency: _Optional[_Union[LatencySummary, _Mapping]] = ..., errors: _Optional[int] = ..., timeouts: _Optional[int] = ..., input_tokens: _Optional[int] = ..., output_tokens: _Optional[int] = ..., cost_usd: _Optional[float] = ..., tags: _Optional[_Iterable[str]] = ..., grader_scores: _Optional[_Mapping[str, float]] = ..., pass_rate_low: _Optional[float] = ..., pass_rate_high: _Optional[float] = ..., flaky: _Optional[bool] = ...) -> None: ...
 
+class TagSummary(_message.Message):
+    __slots__ = ("tag", "cases", "trials", "passes", "pass_rate", "pass_rate_low", "pass_rate_high", "pass_at_k", "pass_pow_k")
+    class PassAtKEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: int
+        value: float
+        def __init__(self, key: _Optional[int] = ..., value: _Optional[float] = ...) -> None: ...
+    class PassPowKEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: int
+        value: float
+        def __init__(self, key: _Optional[int] = ..., value: _Optional[float] = ...) -> None: ...
+    TAG_FIELD_NUMBER: _ClassVar[int]
+    CASES_FIELD_NUMBER: _ClassVar[int]
+    TRIALS_FIELD_NUMBER: _ClassVar[int]
+    PASSES_FIELD_NUMBER: _ClassVar[int]
+    PASS_RATE_FIELD_NUMBER: _ClassVar[int]
+    PASS_RATE_LOW_FIELD_NUMBER: _ClassVar[int]
+    PASS_RATE_HIGH_FIELD_NUMBER: _ClassVar[int]
+    PASS_AT_K_FIELD_NUMBER: _ClassVar[int]
+    PASS_POW_K_FIELD_NUMBER: _ClassVar[int]
+    tag: str
+    cases: int
+    trials: int
+    passes: int
+    pass_rate: float
+    pass_rate_low: float
+    pass_rate_high: float
+    pass_at_k: _containers.ScalarMap[int, float]
+    pass_pow_k: _containers.ScalarMap[int, float]
+    def __init__(self, tag: _Optional[str] = ..., cases: _Optional[int] = ..., trials: _Optional[int] = ..., passes: _Optional[int] = ..., pass_rate: _Optional[float] = ..., pass_rate_low: _Optional[float] = ..., pass_rate_high: _Optional[float] = ..., pass_at_k: _Optional[_Mapping[int, float]] = ..., pass_pow_k: _Optional[_Mapping[int, float]] = ...) -> None: ...
+
 class RunSummary(_message.Message):
-    __slots__ = ("run_id", "suite", "agent", "agent_version", "k", "trials", "passes", "pass_rate", "pass_at_k", "pass_pow_k", "latency", "errors", "timeouts", "input_tokens", "output_tokens", "cost_usd", "cases", "pass_rate_low", "pass_rate_high")
+    __slots__ = ("run_id", "suite", "agent", "agent_version", "k", "trials", "passes", "pass_rate", "pass_at_k", "pass_pow_k", "latency", "errors", "timeouts", "input_tokens", "output_tokens", "cost_usd", "cases", "pass_rate_low", "pass_rate_high", "tags")
     class PassAtKEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -141,6 +177,7 @@ class RunSummary(_message.Message):
     CASES_FIELD_NUMBER: _ClassVar[int]
     PASS_RATE_LOW_FIELD_NUMBER: _ClassVar[int]
     PASS_RATE_HIGH_FIELD_NUMBER: _ClassVar[int]
+    TAGS_FIELD_NUMBER: _ClassVar[int]
     run_id: str
     suite: str
     agent: str
@@ -160,4 +197,5 @@ class RunSummary(_message.Message):
     cases: _containers.RepeatedCompositeFieldContainer[CaseSummary]
     pass_rate_low: float
     pass_rate_high: float
-    def __init__(self, run_id: _Optional[str] = ..., suite: _Optional[str] = ..., agent: _Optional[str] = ..., agent_version: _Optional[str] = ..., k: _Optional[int] = ..., trials: _Optional[int] = ..., passes: _Optional[int] = ..., pass_rate: _Optional[float] = ..., pass_at_k: _Optional[_Mapping[int, float]] = ..., pass_pow_k: _Optional[_Mapping[int, float]] = ..., latency: _Optional[_Union[LatencySummary, _Mapping]] = ..., errors: _Optional[int] = ..., timeouts: _Optional[int] = ..., input_tokens: _Optional[int] = ..., output_tokens: _Optional[int] = ..., cost_usd: _Optional[float] = ..., cases: _Optional[_Iterable[_Union[CaseSummary, _Mapping]]] = ..., pass_rate_low: _Optional[float] = ..., pass_rate_high: _Optional[float] = ...) -> None: ...
+    tags: _containers.RepeatedCompositeFieldContainer[TagSummary]
+    def __init__(self, run_id: _Optional[str] = ..., suite: _Optional[str] = ..., agent: _Optional[str] = ..., agent_version: _Optional[str] = ..., k: _Optional[int] = ..., trials: _Optional[int] = ..., passes: _Optional[int] = ..., pass_rate: _Optional[float] = ..., pass_at_k: _Optional[_Mapping[int, float]] = ..., pass_pow_k: _Optional[_Mapping[int, float]] = ..., latency: _Optional[_Union[LatencySummary, _Mapping]] = ..., errors: _Optional[int] = ..., timeouts: _Optional[int] = ..., input_tokens: _Optional[int] = ..., output_tokens: _Optional[int] = ..., cost_usd: _Optional[float] = ..., cases: _Optional[_Iterable[_Union[CaseSummary, _Mapping]]] = ..., pass_rate_low: _Optional[float] = ..., pass_rate_high: _Optional[float] = ..., tags: _Optional[_Iterable[_Union[TagSummary, _Mapping]]] = ...) -> None: ...
