@@ -165,8 +165,8 @@ class RunServicer(runner_pb2_grpc.RunServiceServicer):
             self.service,
             request.baseline,
             request.candidate,
-            threshold=request.threshold or 0.05,
-            alpha=request.alpha or 0.05,
+            threshold=request.threshold if request.HasField("threshold") else 0.05,
+            alpha=request.alpha if request.HasField("alpha") and request.alpha > 0 else 0.05,
         )
         return runner_pb2.CompareRunsResponse(
             comparison_json=json.dumps(result.document),

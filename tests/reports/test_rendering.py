@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -171,9 +172,7 @@ CANDIDATE = {"a": (10, 10), "b": (0, 10), "c": (7, 10), "d": (10, 10), "new": (1
 
 def _comparison_doc(baseline=BASELINE, candidate=CANDIDATE) -> dict:
     """What CompareRuns returns in comparison_json (the Comparison plus both runs)."""
-    from agenteval.runner.compare import _jsonable
-
-    doc = _jsonable(compare_runs(baseline, candidate))
+    doc = dataclasses.asdict(compare_runs(baseline, candidate))
     doc["baseline"] = {"run_id": "run-1", "agent_version": "v1", "suite": "demo"}
     doc["candidate"] = {"run_id": "run-2", "agent_version": "v2", "suite": "demo"}
     return json.loads(json.dumps(doc))

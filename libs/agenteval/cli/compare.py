@@ -6,7 +6,7 @@ import json
 from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 
 import typer
 
@@ -18,6 +18,7 @@ from agenteval.reports import (
     DEFAULT_POWER,
     ComparisonReport,
     ReportError,
+    ReportFormat,
     RunReport,
     TrialPlan,
     comparison_report,
@@ -29,10 +30,6 @@ from agenteval.reports import (
     run_report,
     trial_plan,
 )
-
-# CompareRuns reads a threshold of 0 as "unset" (proto3 has no presence for doubles) and
-# uses its default; a threshold this small behaves like 0, since rates move in steps of 1/n.
-_ZERO_THRESHOLD = 1e-9
 
 
 class Format(StrEnum):
@@ -63,14 +60,14 @@ def _check_open_unit(name: str, value: float) -> None:
 def _emit(
     fmt: Format,
     output: Path | None,
-    text: Callable[[str], str],
+    text: Callable[[ReportFormat], str],
     show: Callable[[], None],
     headline: str,
 ) -> None:
     """Print the report (rich tables on a terminal) or write it to `output`."""
     if output is not None:
         try:
-            output.write_text(text(fmt.value), encoding="utf-8")
+            output.write_text(text(cast(ReportFormat, fmt.value)), encoding="utf-8")
         except OSError as exc:
             fail(f"cannot write {output}: {exc.strerror or exc}")
         err.print(f"{headline} ({fmt.value} report written to {output})", highlight=False, markup=False)
@@ -79,7 +76,7 @@ def _emit(
     else:
         # Markdown and JSON go out verbatim (rich would wrap lines and read [..] as markup);
         # tables piped to a file or a CI log get a fixed wide layout without colour codes.
-        typer.echo(text(fmt.value), nl=False)
+        typer.echo(text(cast(ReportFormat, fmt.value)), nl=False)
 
 
 @app.command()
@@ -115,7 +112,7 @@ def compare(
                 runner_pb2.CompareRunsRequest(
                     baseline=baseline,
                     candidate=candidate,
-                    threshold=threshold or _ZERO_THRESHOLD,
+                    threshold=threshold,
                     alpha=alpha,
                 )
             )
@@ -125,7 +122,7 @@ def compare(
     _emit(
         fmt,
         output,
-        lambda f: render_comparison(report, f),  # type: ignore[arg-type]
+        lambda f: render_comparison(report, f),
         lambda: print_comparison(out, report),
         report.headline,
     )
@@ -187,7 +184,7 @@ def report(
     _emit(
         fmt,
         output,
-        lambda f: render_run(rep, f),  # type: ignore[arg-type]
+        lambda f: render_run(rep, f),
         lambda: print_run(out, rep),
         f"run {rep.run_id}: {t.passes}/{t.trials} trials passed",
     )
