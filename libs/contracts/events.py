@@ -100,14 +100,23 @@ class GradeRecord(BaseModel):
     """One grader's verdict, as carried on trial.graded."""
 
     name: str
+    """Grader name."""
     params: dict[str, Any] = Field(default_factory=dict)
+    """Parameters it ran with (for replay)."""
     score: float
+    """Score in [0, 1]."""
     passed: bool
+    """Whether the check passed."""
     explanation: str
+    """Why, in words a person can act on."""
     error: str | None = None
+    """Set when the grader itself could not run (bad trace, sandbox error, ...)."""
     input_tokens: int = 0
+    """Tokens an LLM grader spent."""
     output_tokens: int = 0
+    """Tokens an LLM grader produced."""
     cost_usd: float = 0.0
+    """What grading cost."""
 
 
 class TrialGraded(Event):

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from agenteval.contracts.summary import CaseSummary, LatencySummary, RunSummary, TagSummary
+from typing import Any
+
+from google.protobuf.json_format import MessageToDict
+
+from agenteval.contracts.summary import CaseSummary, LatencySummary, RunSummary
 from agenteval.v1 import common_pb2
 
 TRIAL_STATUS_TO_PB = {
@@ -26,10 +30,12 @@ def latency_to_pb(lat: LatencySummary) -> common_pb2.LatencySummary:
     return common_pb2.LatencySummary(**lat.model_dump())
 
 
+def _to_dict(msg: Any) -> dict[str, Any]:
+    return MessageToDict(msg, preserving_proto_field_name=True, always_print_fields_with_no_presence=True)
+
+
 def latency_from_pb(msg: common_pb2.LatencySummary) -> LatencySummary:
-    return LatencySummary(
-        p50_ms=msg.p50_ms, p95_ms=msg.p95_ms, p99_ms=msg.p99_ms, mean_ms=msg.mean_ms, max_ms=msg.max_ms
-    )
+    return LatencySummary.model_validate(_to_dict(msg))
 
 
 def case_to_pb(c: CaseSummary) -> common_pb2.CaseSummary:
@@ -39,25 +45,7 @@ def case_to_pb(c: CaseSummary) -> common_pb2.CaseSummary:
 
 
 def case_from_pb(m: common_pb2.CaseSummary) -> CaseSummary:
-    return CaseSummary(
-        case_id=m.case_id,
-        trials=m.trials,
-        passes=m.passes,
-        pass_rate=m.pass_rate,
-        pass_rate_low=m.pass_rate_low,
-        pass_rate_high=m.pass_rate_high,
-        pass_at_k=dict(sorted(m.pass_at_k.items())),
-        pass_pow_k=dict(sorted(m.pass_pow_k.items())),
-        latency=latency_from_pb(m.latency),
-        errors=m.errors,
-        timeouts=m.timeouts,
-        input_tokens=m.input_tokens,
-        output_tokens=m.output_tokens,
-        cost_usd=m.cost_usd,
-        tags=list(m.tags),
-        grader_scores=dict(m.grader_scores),
-        flaky=m.flaky,
-    )
+    return CaseSummary.model_validate(_to_dict(m))
 
 
 def summary_to_pb(s: RunSummary) -> common_pb2.RunSummary:
@@ -71,38 +59,5 @@ def summary_to_pb(s: RunSummary) -> common_pb2.RunSummary:
 
 
 def summary_from_pb(m: common_pb2.RunSummary) -> RunSummary:
-    return RunSummary(
-        run_id=m.run_id,
-        suite=m.suite,
-        agent=m.agent,
-        agent_version=m.agent_version,
-        k=m.k,
-        trials=m.trials,
-        passes=m.passes,
-        pass_rate=m.pass_rate,
-        pass_rate_low=m.pass_rate_low,
-        pass_rate_high=m.pass_rate_high,
-        pass_at_k=dict(sorted(m.pass_at_k.items())),
-        pass_pow_k=dict(sorted(m.pass_pow_k.items())),
-        latency=latency_from_pb(m.latency),
-        errors=m.errors,
-        timeouts=m.timeouts,
-        input_tokens=m.input_tokens,
-        output_tokens=m.output_tokens,
-        cost_usd=m.cost_usd,
-        cases=[case_from_pb(c) for c in m.cases],
-        tags=[
-            TagSummary(
-                tag=t.tag,
-                cases=t.cases,
-                trials=t.trials,
-                passes=t.passes,
-                pass_rate=t.pass_rate,
-                pass_rate_low=t.pass_rate_low,
-                pass_rate_high=t.pass_rate_high,
-                pass_at_k=dict(sorted(t.pass_at_k.items())),
-                pass_pow_k=dict(sorted(t.pass_pow_k.items())),
-            )
-            for t in m.tags
-        ],
-    )
+    """Map keys come back as strings from JSON form; the pydantic models make them ints again."""
+    return RunSummary.model_validate(_to_dict(m))

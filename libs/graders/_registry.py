@@ -15,31 +15,13 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from agenteval.contracts.events import GradeRecord
 from agenteval.contracts.suite import Case, GraderSpec
 from agenteval.contracts.trace import Trace
 
 
-class Grade(BaseModel):
-    """The verdict of one grader on one transcript."""
-
-    name: str
-    """Grader name."""
-    params: dict[str, Any] = {}
-    """Parameters it ran with (for replay)."""
-    score: float
-    """Score in [0, 1]."""
-    passed: bool
-    """Whether the check passed."""
-    explanation: str
-    """Why, in words a person can act on."""
-    error: str | None = None
-    """Set when the grader itself could not run (bad trace, sandbox error, ...)."""
-    input_tokens: int = 0
-    """Tokens an LLM grader spent."""
-    output_tokens: int = 0
-    """Tokens an LLM grader produced."""
-    cost_usd: float = 0.0
-    """What grading cost."""
+class Grade(GradeRecord):
+    """The verdict of one grader on one transcript (the same fields that travel on trial.graded)."""
 
 
 class NoParams(BaseModel):

@@ -62,17 +62,11 @@ class AgentContext:
         """
         started = time.perf_counter()
         try:
-            if name in self.tool_mocks:
-                result = self._mock_result(name)
-            elif fn is None:
-                raise ToolError(f"tool {name!r} has no implementation and no mock in this case")
-            else:
-                result = fn(**arguments)
-                if inspect.isawaitable(result):
-                    raise TypeError(f"tool {name!r} is async: use 'await ctx.acall_tool(...)'")
+            result = self._invoke(name, fn, arguments)
+            if inspect.isawaitable(result):
+                raise TypeError(f"tool {name!r} is async: use 'await ctx.acall_tool(...)'")
         except Exception as exc:
-            self._record_tool(name, arguments, None, exc, started)
-            raise ToolError(str(exc)) from exc
+            raise self._failed(name, arguments, exc, started) from exc
         self._record_tool(name, arguments, result, None, started)
         return result
 
@@ -82,19 +76,24 @@ class AgentContext:
         """Async form of :meth:`call_tool`; ``fn`` may be sync or async."""
         started = time.perf_counter()
         try:
-            if name in self.tool_mocks:
-                result = self._mock_result(name)
-            elif fn is None:
-                raise ToolError(f"tool {name!r} has no implementation and no mock in this case")
-            else:
-                result = fn(**arguments)
-                if inspect.isawaitable(result):
-                    result = await result
+            result = self._invoke(name, fn, arguments)
+            if inspect.isawaitable(result):
+                result = await result
         except Exception as exc:
-            self._record_tool(name, arguments, None, exc, started)
-            raise ToolError(str(exc)) from exc
+            raise self._failed(name, arguments, exc, started) from exc
         self._record_tool(name, arguments, result, None, started)
         return result
+
+    def _invoke(self, name: str, fn: Callable[..., Any] | None, arguments: dict[str, Any]) -> Any:
+        if name in self.tool_mocks:
+            return self._mock_result(name)
+        if fn is None:
+            raise ToolError(f"tool {name!r} has no implementation and no mock in this case")
+        return fn(**arguments)
+
+    def _failed(self, name: str, arguments: dict[str, Any], exc: Exception, started: float) -> ToolError:
+        self._record_tool(name, arguments, None, exc, started)
+        return ToolError(str(exc))
 
     def record_tool_call(
         self,
