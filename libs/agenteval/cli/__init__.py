@@ -43,7 +43,7 @@ JsonOut = Annotated[bool, typer.Option("--json", help="Print one JSON document i
 
 
 def fail(message: str, code: int = 1) -> None:
-    err.print(f"[red]error:[/] {message}", highlight=False)
+    err.print(f"[red]error:[/] {message}", highlight=False, soft_wrap=True)
     raise typer.Exit(code)
 
 

@@ -1,0 +1,124 @@
+"""Unit tests of the bus handlers: FastStream's test broker for the runner's trial subscriber,
+direct calls for the batch handlers (they receive raw JSON payloads)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from faststream.nats import NatsBroker, TestNatsBroker
+
+from agenteval.contracts.events import Event, RunSubmitted, TrialCompleted, TrialGraded, TrialRequested
+from agenteval.contracts.subjects import Subjects
+from agenteval.contracts.suite import Case, GraderSpec, Suite
+from agenteval.contracts.trace import Trace
+from agenteval.grader import handlers as grader_handlers
+from agenteval.grader.service import GraderService
+from agenteval.runner import handlers as runner_handlers
+from agenteval.runner.repository import RunRepository
+from agenteval.runner.service import RunnerService
+from agenteval.runner.settings import RunnerSettings
+from agenteval.runtime import bus
+
+SUBJECTS = Subjects("unit")
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.sent: list[tuple[str, Event]] = []
+
+    async def __call__(self, subject: str, events: Sequence[Event]) -> None:
+        self.sent.extend((subject, e) for e in events)
+
+
+class NoRepo(RunRepository):
+    def __init__(self) -> None:
+        self.running: list[str] = []
+
+    async def mark_running(self, run_id: str) -> None:
+        self.running.append(run_id)
+
+
+def trial(i: int = 0) -> TrialRequested:
+    return TrialRequested(
+        event_id=f"trial.requested:r/c/{i}",
+        run_id="r",
+        trial_id=f"r/c/{i}",
+        case=Case(id="c", input="hello"),
+        graders=[GraderSpec(name="output_contains", params={"text": "HELLO"})],
+        trial_index=i,
+        trials_total=2,
+        agent="python:tests.agents:echo_tool",
+        seed=i,
+        timeout_s=5,
+    )
+
+
+async def test_trial_requested_handler_runs_the_agent_and_publishes_trial_completed() -> None:
+    broker = NatsBroker()
+    sent = Recorder()
+    service = RunnerService(NoRepo(), RunnerSettings(concurrency=4), SUBJECTS, sent)
+    runner_handlers.register(broker, service)
+    bus._batch_specs.pop(id(broker), None)  # the batch consumers are not FastStream's: not under test here
+    async with TestNatsBroker(broker) as tb:
+        await tb.publish(trial(0).model_dump(mode="json"), SUBJECTS.trial_requested, stream=SUBJECTS.stream)
+        await tb.publish(
+            {"not": "a trial"}, SUBJECTS.trial_requested, stream=SUBJECTS.stream
+        )  # rejected, no crash
+    [(subject, done)] = sent.sent
+    assert subject == SUBJECTS.trial_completed
+    assert isinstance(done, TrialCompleted) and done.event_id == "trial.completed:r/c/0"
+    assert done.trace.output == "ANSWER: HELLO" and done.trace.tool_calls[0].name == "lookup"
+
+
+async def test_run_submitted_handler_expands_into_deduplicated_trials() -> None:
+    broker = NatsBroker()
+    sent = Recorder()
+    repo = NoRepo()
+    service = RunnerService(repo, RunnerSettings(), SUBJECTS, sent)
+    runner_handlers.register(broker, service)
+    [spec] = [s for s in bus._batch_specs.pop(id(broker)) if s.durable == "runner-run-submitted"]
+    suite = Suite.model_validate(
+        {
+            "name": "s",
+            "trials": 2,
+            "cases": [{"id": "a", "input": "x"}, {"id": "b", "input": "y", "trials": 3}],
+        }
+    )
+    ev = RunSubmitted(
+        event_id="run.submitted:r",
+        run_id="r",
+        suite=suite,
+        agent="python:tests.agents:instant",
+        seed=1,
+        trials_total=5,
+    )
+    await spec.handler([ev.model_dump_json().encode()])
+    trials = [e for _, e in sent.sent]
+    assert [t.trial_id for t in trials] == ["r/a/0", "r/a/1", "r/b/0", "r/b/1", "r/b/2"]
+    assert len({t.event_id for t in trials}) == 5 and len({t.seed for t in trials}) == 5
+    assert repo.running == ["r"]
+
+
+async def test_grader_handler_grades_a_batch_and_skips_invalid_payloads() -> None:
+    broker = NatsBroker()
+    sent = Recorder()
+    grader_handlers.register(broker, GraderService(), SUBJECTS, sent)
+    [spec] = bus._batch_specs.pop(id(broker))
+    ok = TrialCompleted(
+        event_id="e1",
+        run_id="r",
+        trial_id="r/c/0",
+        case=Case(id="c", input="hi"),
+        graders=[GraderSpec(name="output_contains", params={"text": "yes"})],
+        trial_index=0,
+        trials_total=2,
+        trace=Trace(output="yes indeed"),
+    )
+    failed = ok.model_copy(
+        update={"trial_id": "r/c/1", "trial_index": 1, "trace": Trace(status="timeout", output=None)}
+    )
+    await spec.handler([ok.model_dump_json().encode(), b"{broken", failed.model_dump_json().encode()])
+    graded = [e for _, e in sent.sent]
+    assert [type(g) for g in graded] == [TrialGraded, TrialGraded]
+    assert graded[0].passed and graded[0].grades[0].explanation
+    assert not graded[1].passed and graded[1].status == "timeout"
