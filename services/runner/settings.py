@@ -10,7 +10,8 @@ class RunnerSettings(BaseSettings):
     """The runner's own database (defaults to the shared one)."""
     grpc_address: str = "0.0.0.0:50051"
     """Where RunService listens when the runner runs alone."""
-    concurrency: int = 64
-    """Trials this replica runs at once (a run may ask for fewer)."""
+    concurrency: int = 512
+    """Trials this replica runs at once (a run may ask for fewer). Agents are mostly waiting on
+    models and tools, so a replica holds many in flight; sync agents run on a thread pool."""
     default_timeout_s: float = 60.0
     """Per-trial timeout when neither the run nor the suite sets one."""
