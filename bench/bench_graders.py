@@ -1,6 +1,6 @@
 """Cost of code graders per trial: time run_grader for each built-in code grader on a ~5 KB trace.
 
-    python bench/bench_graders.py   # prints JSON: microseconds per grade, per grader
+python bench/bench_graders.py   # prints JSON: microseconds per grade, per grader
 """
 
 from __future__ import annotations
@@ -32,13 +32,29 @@ SPECS = [
 def trace() -> Trace:
     steps = []
     for i in range(12):
-        steps.append(Step(type="llm_call", model="claude-haiku-4-5", input_tokens=900, output_tokens=80,
-                          content="thinking about the order " * 4))
-        steps.append(Step(type="tool_call", name="lookup_order" if i < 11 else "issue_refund",
-                          arguments={"order_id": "A1001", "note": "x" * 40},
-                          result={"order_id": "A1001", "total": 42.5, "status": "delivered", "items": ["a"] * 5}))
-    return Trace(input=[{"role": "user", "content": "Please refund order A1001"}], steps=steps,
-                 output="Refund of $42.50 issued for order A1001.", state={"orders": {"A1001": {"status": "refunded"}}})
+        steps.append(
+            Step(
+                type="llm_call",
+                model="claude-haiku-4-5",
+                input_tokens=900,
+                output_tokens=80,
+                content="thinking about the order " * 4,
+            )
+        )
+        steps.append(
+            Step(
+                type="tool_call",
+                name="lookup_order" if i < 11 else "issue_refund",
+                arguments={"order_id": "A1001", "note": "x" * 40},
+                result={"order_id": "A1001", "total": 42.5, "status": "delivered", "items": ["a"] * 5},
+            )
+        )
+    return Trace(
+        input=[{"role": "user", "content": "Please refund order A1001"}],
+        steps=steps,
+        output="Refund of $42.50 issued for order A1001.",
+        state={"orders": {"A1001": {"status": "refunded"}}},
+    )
 
 
 async def main(n: int = 2000) -> dict[str, float]:

@@ -1,0 +1,1 @@
+"""Benchmarks of agenteval: the harness (``run.py``), its workloads, stacks and report."""
