@@ -151,8 +151,8 @@ class RunnerService:
         return out
 
     async def expand(self, ev: RunSubmitted) -> None:
-        if ev.run_id in self.cancelled:
-            return
+        # Even a run cancelled already is expanded: its trials complete at once as "cancelled",
+        # so the run still ends with a summary and nobody waits on it forever.
         await self.publish(self.subjects.trial_requested, self.trials_of(ev))
         await self.repo.mark_running(ev.run_id)
 
