@@ -26,16 +26,26 @@ if str(ROOT) not in sys.path:  # run as a script: make ``bench`` importable
 
 from bench.procs import CLOCK_TICKS, cpu_seconds  # noqa: E402
 from bench.stacks import embedded  # noqa: E402
-from bench.workloads import suite_for, timed_run  # noqa: E402
+from bench.timing import suite_for, timed_run  # noqa: E402
 
 AGENT = "python:bench.agents:instant"
 GRADERS = [{"output_equals": {"value": "ok"}}]
 
 
-def package_of(filename: str) -> str:
+C_OWNERS = (
+    ("pydantic_core", "pydantic-core (C)"),
+    ("_socket", "socket (C)"),
+    ("select", "select/epoll (C)"),
+    ("urandom", "os.urandom (C)"),
+    ("_json", "json (C)"),
+    ("_contextvars", "contextvars (C)"),
+)
+
+
+def package_of(filename: str, function: str = "") -> str:
     """Who owns a profiled function: a site-package, a part of this repo, a stdlib module, or C."""
     if filename == "~" or filename.startswith("<"):
-        return "C built-ins (socket, select, pydantic-core, json, ...)"
+        return next((owner for key, owner in C_OWNERS if key in function), "other built-ins (C)")
     path = Path(filename)
     if "site-packages" in path.parts:
         return path.parts[path.parts.index("site-packages") + 1]
@@ -48,8 +58,8 @@ def package_of(filename: str) -> str:
 
 def own_time_by_package(stats: pstats.Stats) -> list[tuple[str, float]]:
     totals: dict[str, float] = {}
-    for (filename, _, _), (_, _, own, _, _) in stats.stats.items():  # type: ignore[attr-defined]
-        key = package_of(filename)
+    for (filename, _, function), (_, _, own, _, _) in stats.stats.items():  # type: ignore[attr-defined]
+        key = package_of(filename, function)
         totals[key] = totals.get(key, 0.0) + own
     return sorted(totals.items(), key=lambda kv: -kv[1])
 

@@ -4,7 +4,8 @@ Runs every workload config (W1 overhead, W2 concurrency, W3 sandboxed grading; e
 and distributed) each in a fresh process, writes the figures to
 ``bench/results/latest.json`` and renders them into BENCHMARKS.md between the
 ``<!-- bench:start -->`` / ``<!-- bench:end -->`` markers. ``--quick`` runs a fifth of
-every size once, writes ``bench/results/quick.json`` and leaves BENCHMARKS.md alone.
+every size once, writes ``bench/results/quick.json`` and leaves BENCHMARKS.md alone;
+``--render-only`` re-renders BENCHMARKS.md from the latest results without measuring.
 """
 
 from __future__ import annotations
@@ -131,7 +132,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="A fifth of every size, one run: a smoke run.")
     parser.add_argument("--reps", type=int, default=None, help="Timed runs per config (default 3; quick: 1).")
     parser.add_argument("--embedded-only", action="store_true", help="Skip the distributed stacks.")
+    parser.add_argument(
+        "--render-only",
+        action="store_true",
+        help="Measure nothing: re-render BENCHMARKS.md from latest.json.",
+    )
     args = parser.parse_args(argv)
+    if args.render_only:
+        write_section(ROOT / "BENCHMARKS.md", render(json.loads((RESULTS / "latest.json").read_text())))
+        print("rendered bench/results/latest.json into BENCHMARKS.md")
+        return 0
     reps = args.reps or (1 if args.quick else 3)
     only = {w.strip().upper() for w in args.only.split(",") if w.strip()}
     chosen = [

@@ -24,11 +24,9 @@ from typing import Any
 
 from bench.procs import StackProcess, cpu_seconds, peak_rss_mb
 from bench.stacks import BenchStack, distributed, embedded
+from bench.timing import cpu_by_pid, peak_rss, suite_for, timed_run
 
-RUN_TIMEOUT_S = 900.0
 POOL_LABEL = "W3-pool sandbox pool alone, 2 workers"
-SILENCE_S = 15.0
-"""A run with no event for this long has stalled: the JetStream consumers are recorded."""
 
 
 @dataclass
@@ -54,120 +52,6 @@ class Config:
             return POOL_LABEL
         where = f"distributed, {self.runners} runner{'s' if self.runners > 1 else ''}"
         return f"{self.workload} {self.mode if self.mode != 'distributed' else where}"
-
-
-def suite_for(name: str, cases: int, graders: list[dict[str, Any]]) -> Any:
-    from agenteval.contracts.suite import Suite
-
-    return Suite.model_validate(
-        {
-            "name": name,
-            "cases": [
-                {"id": f"case-{i}", "input": f"question {i}", "graders": graders} for i in range(cases)
-            ],
-        }
-    )
-
-
-def _cpu(processes: list[StackProcess]) -> dict[int, float]:
-    return {p.pid: cpu_seconds(p.pid) for p in processes}
-
-
-async def _stored(client: Any, run_id: str, trials: int) -> None:
-    """Wait until the runner has the run completed and the store holds every trial."""
-    from agenteval.v1 import common_pb2, transcripts_pb2
-
-    while True:
-        listed = await client.transcripts.ListTrials(
-            transcripts_pb2.ListTrialsRequest(run_id=run_id, limit=1, summary_only=True)
-        )
-        if (
-            listed.total >= trials
-            and (await client.get_run(run_id)).status == common_pb2.RUN_STATUS_COMPLETED
-        ):
-            return
-        await asyncio.sleep(0.01)
-
-
-async def timed_run(
-    stack: BenchStack, suite: Any, agent: str, k: int, concurrency: int = 0
-) -> dict[str, Any]:
-    """Submit one run, follow it to the end, and time it. Every trial of the bench agents should
-    pass; ``passes`` below ``trials`` is reported, not raised (grading may fail under load)."""
-    from agenteval.client import Client
-    from agenteval.v1 import runner_pb2
-
-    expected = len(suite.cases) * k
-    async with Client(stack.target) as client:
-        before = _cpu(stack.processes())
-        started = time.perf_counter()
-        async with asyncio.timeout(RUN_TIMEOUT_S):
-            run = await client.submit(suite, agent=agent, k=k, concurrency=concurrency)
-            summary = None
-            events = client.watch(run.run_id).__aiter__()
-            longest_silence_s, stall = 0.0, None
-            while summary is None:
-                waited = time.perf_counter()
-                try:
-                    ev = (
-                        await asyncio.wait_for(anext(events), SILENCE_S)
-                        if stall is None
-                        else await anext(events)
-                    )
-                except TimeoutError:
-                    stall = await consumers(stack)
-                    continue
-                except StopAsyncIteration:
-                    raise RuntimeError(f"run {run.run_id}: the watch ended before run.completed") from None
-                longest_silence_s = max(longest_silence_s, time.perf_counter() - waited)
-                if ev.type == runner_pb2.RUN_EVENT_TYPE_COMPLETED:
-                    summary = ev.summary
-                elif ev.type == runner_pb2.RUN_EVENT_TYPE_CANCELLED:
-                    raise RuntimeError(f"run {run.run_id} was cancelled")
-            completed_s = time.perf_counter() - started
-            await _stored(client, run.run_id, expected)
-        wall_s = time.perf_counter() - started
-        after = _cpu(stack.processes())
-    if summary is None or summary.trials != expected:
-        got = "no summary" if summary is None else f"{summary.trials} trials"
-        raise RuntimeError(f"run {run.run_id}: expected {expected} trials, got {got}")
-    cpu_s = sum(after[pid] - before.get(pid, 0.0) for pid in after)
-    return {
-        "trials": expected,
-        "passes": summary.passes,
-        "wall_s": wall_s,
-        "completed_s": completed_s,
-        "store_lag_s": wall_s - completed_s,
-        "cpu_s": cpu_s,
-        "trials_per_s": expected / wall_s,
-        "wall_ms_per_trial": wall_s * 1000.0 / expected,
-        "cpu_ms_per_trial": cpu_s * 1000.0 / expected,
-        "longest_silence_s": longest_silence_s,
-        **({"stall": stall} if stall is not None else {}),
-    }
-
-
-async def consumers(stack: BenchStack) -> list[dict[str, Any]]:
-    """The JetStream consumers' counters, to see where a stalled run's messages wait."""
-    import nats
-
-    from agenteval.contracts.subjects import Subjects
-
-    nc = await nats.connect(stack.nats_url)
-    try:
-        infos = await nc.jetstream().consumers_info(Subjects(stack.bus_prefix).stream)
-    finally:
-        await nc.close()
-    return [
-        {
-            "consumer": ci.name,
-            "pending": ci.num_pending,
-            "ack_pending": ci.num_ack_pending,
-            "redelivered": ci.num_redelivered,
-            "waiting_pulls": ci.num_waiting,
-        }
-        for ci in infos
-    ]
 
 
 async def measure(
@@ -244,7 +128,7 @@ async def w3_pool(calls: int, reps: int) -> dict[str, Any]:
 
         async def timed(batch: list[dict[str, Any]]) -> dict[str, Any]:
             processes = me + [StackProcess("sandbox-worker", pid) for pid in pool.worker_pids()]
-            before = _cpu(processes)
+            before = cpu_by_pid(processes)
             started = time.perf_counter()
             results = await pool.run_batch(EVAL_CODE, batch)
             wall_s = time.perf_counter() - started
@@ -266,21 +150,6 @@ async def w3_pool(calls: int, reps: int) -> dict[str, Any]:
             stack, reps, lambda: timed(traces[: max(10, calls // 10)]), lambda: timed(traces)
         )
         return {**result, "peak_rss_mb": peak_rss(stack.processes())}
-
-
-def peak_rss(processes: list[StackProcess]) -> dict[str, float]:
-    """VmHWM of every live process, by role (numbered when a role repeats)."""
-    out: dict[str, float] = {}
-    for proc in processes:
-        mb = peak_rss_mb(proc.pid)
-        if mb is None:
-            continue
-        name, n = proc.role, 1
-        while name in out:
-            n += 1
-            name = f"{proc.role}-{n}"
-        out[name] = round(mb, 1)
-    return out
 
 
 async def run_config(cfg: Config) -> dict[str, Any]:

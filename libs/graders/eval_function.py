@@ -10,6 +10,7 @@ brokered by the grader and counted in the grade's cost.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -40,14 +41,20 @@ class EvalFunctionParams(BaseModel):
         if bool(self.code) == bool(self.path):
             raise ValueError("give exactly one of 'code' or 'path'")
         if self.code is not None:
-            from agenteval.sandbox import check_code
-
-            problems = check_code(self.code, allowed_imports=self.allowed_imports, function=self.function)
-            # Imports the suite allows are only known at run time: leave those to the sandbox.
-            problems = [p for p in problems if p.rule != "import_not_allowed"]
-            if problems:
-                raise ValueError("; ".join(f"{p.rule}: {p.message}" for p in problems))
+            problem = _static_problems(self.code, tuple(self.allowed_imports), self.function)
+            if problem:
+                raise ValueError(problem)
         return self
+
+
+@functools.lru_cache(maxsize=256)
+def _static_problems(code: str, allowed_imports: tuple[str, ...], function: str | None) -> str:
+    """The sandbox's static check, once per distinct code (params are validated on every grade)."""
+    from agenteval.sandbox import check_code
+
+    problems = check_code(code, allowed_imports=allowed_imports, function=function)
+    # Imports the suite allows are only known at run time: leave those to the sandbox.
+    return "; ".join(f"{p.rule}: {p.message}" for p in problems if p.rule != "import_not_allowed")
 
 
 @grader("eval_function", params=EvalFunctionParams)

@@ -10,14 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import logging
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from faststream import AckPolicy
-from faststream.nats import ConsumerConfig, JStream, NatsBroker, PullSub
+from faststream.nats import ConsumerConfig, JStream, NatsBroker
 from pydantic import BaseModel, ValidationError
 
 from agenteval.contracts.events import Event
@@ -58,24 +56,6 @@ def consumer_config(max_ack_pending: int = 20_000, ack_wait_s: float = ACK_WAIT_
     return ConsumerConfig(ack_wait=ack_wait_s, max_deliver=MAX_DELIVER, max_ack_pending=max_ack_pending)
 
 
-def _logged(durable: str, decorator: Callable[[Handler], Any]) -> Callable[[Handler], Any]:
-    """Log a handler's failure (the broker itself logs nothing per message) and let it nack."""
-
-    def wrap(fn: Handler) -> Any:
-        @functools.wraps(fn)
-        async def handler(*args: Any, **kwargs: Any) -> None:
-            # The broker calls by the wrapped handler's parameter names: pass them through.
-            try:
-                await fn(*args, **kwargs)
-            except Exception:
-                log.exception("handler failed; its messages will be redelivered", extra={"handler": durable})
-                raise
-
-        return decorator(handler)
-
-    return wrap
-
-
 @dataclass
 class _BatchSpec:
     subject: str
@@ -83,6 +63,8 @@ class _BatchSpec:
     durable: str
     batch_size: int
     handler: Handler
+    max_workers: int = 0
+    """0: hand batches to the handler; N: one handler call per message, N at once."""
 
 
 _batch_specs: dict[int, list[_BatchSpec]] = {}
@@ -204,7 +186,7 @@ class BatchConsumers:
         for prefix in {spec.subjects.prefix: spec.subjects for spec in self.specs}.values():
             await ensure_stream(js, prefix)
         for spec in self.specs:
-            consumer = BatchConsumer(js, spec)
+            consumer = ConcurrentConsumer(js, spec) if spec.max_workers else BatchConsumer(js, spec)
             await consumer.start()
             self.consumers.append(consumer)
 
@@ -221,20 +203,91 @@ def concurrent_subscriber(
     subjects: Subjects,
     durable: str,
     max_workers: int,
-) -> Callable[[Handler], Any]:
-    """Decorator: a durable pull consumer running up to ``max_workers`` handlers at once."""
-    return _logged(
-        durable,
-        broker.subscriber(
-            subject,
-            stream=stream_for(subjects),
-            durable=durable,
-            config=consumer_config(max_ack_pending=max(1000, max_workers * 4), ack_wait_s=TRIAL_ACK_WAIT_S),
-            pull_sub=PullSub(batch_size=min(max_workers, 256), timeout=1.0),
-            max_workers=max_workers,
-            ack_policy=AckPolicy.NACK_ON_ERROR,
-        ),
-    )
+) -> Callable[[Handler], Handler]:
+    """Decorator: a durable pull consumer running one handler call per message (raw JSON
+    bytes), up to ``max_workers`` at once, each message acked as soon as its call ends."""
+
+    def register(fn: Handler) -> Handler:
+        _batch_specs.setdefault(id(broker), []).append(
+            _BatchSpec(subject, subjects, durable, min(max_workers, 256), fn, max_workers=max_workers)
+        )
+        return fn
+
+    return register
+
+
+class ConcurrentConsumer(BatchConsumer):
+    """Keeps up to ``max_workers`` messages in flight: fetches as many as there are free slots,
+    runs each in its own task, acks it when done (naks it for redelivery when the call raises),
+    so a slow message never holds a batch back."""
+
+    async def start(self) -> None:
+        from nats.js.api import AckPolicy as JsAckPolicy
+
+        self.slots = asyncio.Semaphore(self.spec.max_workers)
+        self.inflight: set[asyncio.Task[None]] = set()
+        cfg = consumer_config(
+            max_ack_pending=max(1000, self.spec.max_workers * 4), ack_wait_s=TRIAL_ACK_WAIT_S
+        )
+        cfg.ack_policy = JsAckPolicy.EXPLICIT
+        cfg.durable_name = self.spec.durable
+        self.sub = await self.js.pull_subscribe(
+            self.spec.subject, durable=self.spec.durable, stream=self.spec.subjects.stream, config=cfg
+        )
+        self.task = asyncio.create_task(self._loop(), name=f"consumer {self.spec.durable}")
+
+    async def _loop(self) -> None:
+        import nats.errors
+
+        while True:
+            await self.slots.acquire()
+            want = 1
+            while want < self.spec.batch_size and not self.slots.locked():
+                await self.slots.acquire()
+                want += 1
+            try:
+                msgs = await self.sub.fetch(want, timeout=1.0)
+            except TimeoutError:
+                msgs = []
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                if not isinstance(
+                    exc, (nats.errors.ConnectionClosedError, nats.errors.ConnectionReconnectingError)
+                ):
+                    log.exception("fetch failed", extra={"handler": self.spec.durable})
+                msgs = []
+                await asyncio.sleep(0.5)
+            for _ in range(want - len(msgs)):
+                self.slots.release()
+            for m in msgs:
+                task = asyncio.create_task(self._one(m))
+                self.inflight.add(task)
+                task.add_done_callback(self.inflight.discard)
+
+    async def _one(self, m: Any) -> None:
+        try:
+            await self.spec.handler(m.data)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception(
+                "handler failed; the message will be redelivered", extra={"handler": self.spec.durable}
+            )
+            with contextlib.suppress(Exception):
+                await m.nak(delay=1.0)
+        else:
+            with contextlib.suppress(Exception):
+                await m.ack()
+        finally:
+            self.slots.release()
+
+    async def stop(self) -> None:
+        await super().stop()
+        for task in list(self.inflight):
+            task.cancel()
+        if self.inflight:
+            await asyncio.gather(*self.inflight, return_exceptions=True)
 
 
 def parse_batch(model: type[M], payloads: Iterable[object], handler: str) -> list[M]:

@@ -38,6 +38,12 @@ def create_engine(url: str, **kwargs: Any) -> AsyncEngine:
     if parsed.get_backend_name() == "sqlite":
         if parsed.database and parsed.database != ":memory:":
             Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+        # One connection per engine: a service's writes to its SQLite file are serialized here
+        # instead of racing for the file lock (an upgrade from a read lock fails at once with
+        # "database is locked", whatever the busy timeout).
+        kwargs.setdefault("pool_size", 1)
+        kwargs.setdefault("max_overflow", 0)
+        kwargs.setdefault("pool_timeout", 120)
         engine = create_async_engine(url, connect_args={"timeout": 30}, **kwargs)
 
         @event.listens_for(engine.sync_engine, "connect")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from faststream.nats import NatsBroker, NatsMessage
+from faststream.nats import NatsBroker
 
 from agenteval.contracts.events import RunCancelled, RunCompleted, RunProgressed, RunSubmitted, TrialRequested
 from agenteval.runner.service import RunnerService
@@ -28,9 +28,8 @@ def register(broker: NatsBroker, service: RunnerService) -> None:
         durable="runner-trial-requested",
         max_workers=service.settings.concurrency,
     )
-    async def on_trial_requested(msg: NatsMessage) -> None:
-        # The raw body, validated once from JSON: no generic dict validation on the hot path.
-        for req in parse_batch(TrialRequested, [msg.body], "runner-trial-requested"):
+    async def on_trial_requested(payload: bytes) -> None:
+        for req in parse_batch(TrialRequested, [payload], "runner-trial-requested"):
             with event_span("runner.trial", req, case_id=req.case.id, trial_index=req.trial_index):
                 await service.execute(req)
 

@@ -7,7 +7,14 @@ from collections.abc import Sequence
 
 from faststream.nats import NatsBroker, TestNatsBroker
 
-from agenteval.contracts.events import Event, RunSubmitted, TrialCompleted, TrialGraded, TrialRequested
+from agenteval.contracts.events import (
+    Event,
+    RunCancelled,
+    RunSubmitted,
+    TrialCompleted,
+    TrialGraded,
+    TrialRequested,
+)
 from agenteval.contracts.subjects import Subjects
 from agenteval.contracts.suite import Case, GraderSpec, Suite
 from agenteval.contracts.trace import Trace
@@ -58,16 +65,27 @@ async def test_trial_requested_handler_runs_the_agent_and_publishes_trial_comple
     sent = Recorder()
     service = RunnerService(NoRepo(), RunnerSettings(concurrency=4), SUBJECTS, sent)
     runner_handlers.register(broker, service)
-    bus._batch_specs.pop(id(broker), None)  # the batch consumers are not FastStream's: not under test here
-    async with TestNatsBroker(broker) as tb:
-        await tb.publish(trial(0).model_dump(mode="json"), SUBJECTS.trial_requested, stream=SUBJECTS.stream)
-        await tb.publish(
-            {"not": "a trial"}, SUBJECTS.trial_requested, stream=SUBJECTS.stream
-        )  # rejected, no crash
+    [spec] = [s for s in bus._batch_specs.pop(id(broker)) if s.durable == "runner-trial-requested"]
+    assert spec.max_workers == 4
+    await spec.handler(trial(0).model_dump_json().encode())
+    await spec.handler(b'{"not": "a trial"}')  # rejected, no crash
     [(subject, done)] = sent.sent
     assert subject == SUBJECTS.trial_completed
     assert isinstance(done, TrialCompleted) and done.event_id == "trial.completed:r/c/0"
     assert done.trace.output == "ANSWER: HELLO" and done.trace.tool_calls[0].name == "lookup"
+
+
+async def test_run_cancelled_reaches_every_replica_through_a_plain_subscription() -> None:
+    broker = NatsBroker()
+    service = RunnerService(NoRepo(), RunnerSettings(), SUBJECTS, Recorder())
+    runner_handlers.register(broker, service)
+    bus._batch_specs.pop(id(broker), None)
+    async with TestNatsBroker(broker) as tb:
+        await tb.publish(
+            RunCancelled(event_id="run.cancelled:r9", run_id="r9").model_dump(mode="json"),
+            SUBJECTS.run_cancelled,
+        )
+    assert "r9" in service.cancelled
 
 
 async def test_run_submitted_handler_expands_into_deduplicated_trials() -> None:
