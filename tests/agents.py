@@ -54,3 +54,9 @@ def returns_trace(messages: list[dict[str, Any]], ctx: Any) -> dict[str, Any]:
 
 async def instant(messages: list[dict[str, Any]], ctx: Any) -> str:
     return "ok"
+
+
+def huge_output(messages: list[dict[str, Any]], ctx: Any) -> str:
+    """A tool that returns 3 MB: the transcript must still travel and be stored."""
+    ctx.call_tool("dump", lambda: "x" * 3_000_000)
+    return "done " + "y" * 2_000_000

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
 import time
 from typing import Any
 
@@ -85,7 +86,7 @@ async def run_trial(req: TrialRequested, cancelled: bool = False) -> Trace:
             error = _error("bad_agent_output", f"the agent returned a trace dict that does not fit: {exc}")
         if isinstance(extra.get("metadata"), dict):
             meta.update(extra["metadata"])
-    return Trace(
+    trace = Trace(
         input=case.input,
         steps=steps,
         output=output,
@@ -96,3 +97,51 @@ async def run_trial(req: TrialRequested, cancelled: bool = False) -> Trace:
         error=error,
         metadata=meta,
     )
+    return fit_trace(trace)
+
+
+# NATS' default max payload is 1 MB; an event must stay well under it with its case attached.
+MAX_TRACE_BYTES = 640 * 1024
+_KEEP_CHARS = 4000
+
+
+def _clip(value: Any) -> Any:
+    text = value if isinstance(value, str) else json.dumps(value, default=str)
+    if len(text) <= _KEEP_CHARS:
+        return value
+    return (
+        text[:_KEEP_CHARS] + f"... [{len(text) - _KEEP_CHARS} characters cut: the transcript was too large]"
+    )
+
+
+def fit_trace(trace: Trace, limit: int = MAX_TRACE_BYTES) -> Trace:
+    """A trace small enough to travel on the bus: oversized tool results, messages and the
+    final state are cut (and the trace says so), never dropped silently."""
+    if len(trace.model_dump_json()) <= limit:
+        return trace
+    steps = [
+        s.model_copy(
+            update={"result": _clip(s.result), "content": _clip(s.content) if s.content else s.content}
+        )
+        for s in trace.steps
+    ]
+    state = trace.state
+    if len(json.dumps(state, default=str)) > limit // 4:
+        state = {"_truncated": _clip(state)}
+    fitted = trace.model_copy(
+        update={
+            "steps": steps,
+            "state": state,
+            "output": _clip(trace.output) if trace.output else trace.output,
+            "metadata": {**trace.metadata, "truncated": True},
+        }
+    )
+    if len(fitted.model_dump_json()) > limit:  # still too big: keep the first and last steps
+        head, tail = fitted.steps[:50], fitted.steps[-50:]
+        fitted = fitted.model_copy(
+            update={
+                "steps": head + tail if len(fitted.steps) > 100 else head,
+                "metadata": {**fitted.metadata, "steps_dropped": len(fitted.steps) - 100},
+            }
+        )
+    return fitted

@@ -96,3 +96,13 @@ async def test_bad_agent_specs_are_rejected_with_a_reason(spec: str) -> None:
 
     with pytest.raises(InvalidArgument):
         load_agent(spec)
+
+
+async def test_an_oversized_transcript_is_cut_to_fit_the_bus_and_says_so() -> None:
+    from agenteval.runner.executor import MAX_TRACE_BYTES
+
+    trace = await run_trial(request("python:tests.agents:huge_output"))
+    assert trace.status == "ok"
+    assert len(trace.model_dump_json()) <= MAX_TRACE_BYTES
+    assert trace.metadata["truncated"] is True
+    assert "characters cut" in trace.tool_calls[0].result and trace.output.startswith("done yyy")
