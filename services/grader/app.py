@@ -87,6 +87,7 @@ class LazyPool:
         self.broker_llm = llm
         self._pool: Any = None
         self._lock = asyncio.Lock()
+        self._waiting: dict[tuple[Any, ...], list[tuple[dict[str, Any], asyncio.Future[Any]]]] = {}
 
     async def get(self) -> Any:
         if self._pool is not None:
@@ -108,8 +109,42 @@ class LazyPool:
     async def run_batch(self, *args: Any, **kwargs: Any) -> Any:
         return await (await self.get()).run_batch(*args, **kwargs)
 
-    async def run(self, *args: Any, **kwargs: Any) -> Any:
-        return await (await self.get()).run(*args, **kwargs)
+    async def run(
+        self,
+        code: str,
+        trace: dict[str, Any],
+        *,
+        function: str | None = None,
+        allowed_imports: Sequence[str] = (),
+        timeout_s: float | None = None,
+    ) -> Any:
+        """One eval-function call; concurrent calls with the same code go to the pool together
+        as one pipelined batch (``run_batch``), which is several times cheaper per call."""
+        key = (code, function, tuple(allowed_imports), timeout_s)
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        waiting = self._waiting.setdefault(key, [])
+        waiting.append((trace, future))
+        if len(waiting) == 1:
+            asyncio.get_running_loop().create_task(self._flush(key))
+        return await future
+
+    async def _flush(self, key: tuple[Any, ...]) -> None:
+        await asyncio.sleep(0)  # let the other trials of this batch join
+        items = self._waiting.pop(key, [])
+        code, function, allowed, timeout_s = key
+        try:
+            pool = await self.get()
+            results = await pool.run_batch(
+                code, [t for t, _ in items], function=function, allowed_imports=allowed, timeout_s=timeout_s
+            )
+        except Exception as exc:
+            for _, future in items:
+                if not future.done():
+                    future.set_exception(exc)
+            return
+        for (_, future), result in zip(items, results, strict=True):
+            if not future.done():
+                future.set_result(result)
 
     async def close(self) -> None:
         if self._pool is not None:
