@@ -21,6 +21,7 @@ from pydantic import BaseModel, ValidationError
 from agenteval.contracts.events import Event
 from agenteval.contracts.subjects import Subjects
 from agenteval.runtime import telemetry
+from agenteval.runtime.jetstream import AckedPublisher, PullFeed, ack_all, in_progress, nak_all
 
 log = logging.getLogger("agenteval.bus")
 
@@ -28,13 +29,16 @@ M = TypeVar("M", bound=BaseModel)
 Handler = Callable[[Any], Awaitable[None]]
 
 # A message not acked in this time is redelivered (the handler died or hung). Batch
-# handlers are quick; the trial consumer must outlast the longest trial.
+# handlers are quick; a trial may run for long, so its handler tells the server it is still
+# at work every third of the ack wait, and a dead runner's trials come back within a minute.
 ACK_WAIT_S = 30.0
-TRIAL_ACK_WAIT_S = 3700.0
+TRIAL_ACK_WAIT_S = 60.0
 # After this many deliveries a message is dropped (logged); handlers are idempotent.
 MAX_DELIVER = 10
 # Duplicate window for Nats-Msg-Id dedupe.
 DUPLICATE_WINDOW_S = 600.0
+# How long events stay on the stream by default (AGENTEVAL_BUS_MAX_AGE_S).
+DEFAULT_MAX_AGE_S = 7 * 24 * 3600.0
 
 
 def make_broker(url: str) -> NatsBroker:
@@ -65,6 +69,7 @@ class _BatchSpec:
     handler: Handler
     max_workers: int = 0
     """0: hand batches to the handler; N: one handler call per message, N at once."""
+    ack_wait_s: float = ACK_WAIT_S
 
 
 _batch_specs: dict[int, list[_BatchSpec]] = {}
@@ -76,6 +81,7 @@ def batch_subscriber(
     subjects: Subjects,
     durable: str,
     batch_size: int = 256,
+    ack_wait_s: float = ACK_WAIT_S,
 ) -> Callable[[Handler], Handler]:
     """Decorator: a durable pull consumer handing batches of raw payloads to the handler.
 
@@ -85,96 +91,177 @@ def batch_subscriber(
     """
 
     def register(fn: Handler) -> Handler:
-        _batch_specs.setdefault(id(broker), []).append(_BatchSpec(subject, subjects, durable, batch_size, fn))
+        _batch_specs.setdefault(id(broker), []).append(
+            _BatchSpec(subject, subjects, durable, batch_size, fn, ack_wait_s=ack_wait_s)
+        )
         return fn
 
     return register
 
 
+class _Pinger:
+    """Tells the server every ``interval`` seconds that messages are still being handled.
+
+    ``waiting`` holds messages delivered but not yet handed to a handler (a feed's buffer):
+    they are kept too, or the server would redeliver them while the running batch holds
+    them back."""
+
+    def __init__(
+        self,
+        nc: Any,
+        msgs: list[Any],
+        interval: float,
+        tasks: set[asyncio.Task[None]],
+        waiting: Iterable[Any] = (),
+    ) -> None:
+        self.nc, self.msgs, self.interval, self.tasks = nc, msgs, interval, tasks
+        self.waiting = waiting
+        self.loop = asyncio.get_running_loop()
+        self.handle = self.loop.call_later(interval, self._fire)
+
+    async def _ping(self) -> None:
+        for m in [*self.msgs, *self.waiting]:
+            await in_progress(self.nc, m)
+
+    def _fire(self) -> None:
+        task = self.loop.create_task(self._ping())
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+        self.handle = self.loop.call_later(self.interval, self._fire)
+
+    def cancel(self) -> None:
+        self.handle.cancel()
+
+
 class BatchConsumer:
-    """One durable pull consumer: fetch up to ``batch_size``, hand the payloads over, ack them
-    all on success, nak them all (redelivery after a delay) when the handler raises."""
+    """One durable pull consumer: hands what has arrived (up to ``batch_size``) to the handler,
+    acks it all on success, naks it all (redelivery after a delay) when the handler raises."""
 
     def __init__(self, js: Any, spec: _BatchSpec) -> None:
         self.js = js
+        self.nc = js._nc
         self.spec = spec
         self.task: asyncio.Task[None] | None = None
-        self.sub: Any = None
+        self.feed: PullFeed | None = None
+        self._pings: set[asyncio.Task[None]] = set()
+
+    def _config(self) -> Any:
+        return consumer_config(ack_wait_s=self.spec.ack_wait_s)
 
     async def start(self) -> None:
         from nats.js.api import AckPolicy as JsAckPolicy
 
-        cfg = consumer_config()
+        cfg = self._config()
         cfg.ack_policy = JsAckPolicy.EXPLICIT
         cfg.durable_name = self.spec.durable
-        self.sub = await self.js.pull_subscribe(
-            self.spec.subject, durable=self.spec.durable, stream=self.spec.subjects.stream, config=cfg
-        )
-        self.task = asyncio.create_task(self._loop(), name=f"consumer {self.spec.durable}")
+        cfg.filter_subject = self.spec.subject
+        await ensure_consumer(self.js, self.spec.subjects.stream, cfg)
+        self.feed = PullFeed(self.nc, self.spec.subjects.stream, self.spec.durable)
+        await self.feed.start()
+        self.task = asyncio.create_task(self._run(), name=f"consumer {self.spec.durable}")
 
-    async def _loop(self) -> None:
+    async def _run(self) -> None:
         import nats.errors
 
+        assert self.feed is not None
         while True:
             try:
-                msgs = await self.sub.fetch(self.spec.batch_size, timeout=1.0)
-            except TimeoutError:
-                continue
+                if self.feed.stale():
+                    self.feed.reset()
+                await self._step(self.feed)
+            except asyncio.CancelledError:
+                raise
             except (nats.errors.ConnectionClosedError, nats.errors.ConnectionReconnectingError):
                 await asyncio.sleep(0.5)
-                continue
-            except asyncio.CancelledError:
-                raise
             except Exception:
-                log.exception("fetch failed", extra={"handler": self.spec.durable})
+                log.exception("consumer failed; retrying", extra={"handler": self.spec.durable})
                 await asyncio.sleep(0.5)
-                continue
-            # Raw bytes: handlers validate straight from JSON (one pass, in pydantic-core).
-            payloads: list[Any] = [m.data for m in msgs]
-            good = msgs
-            try:
-                await self.spec.handler(payloads)
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.exception(
-                    "handler failed; its messages will be redelivered", extra={"handler": self.spec.durable}
-                )
-                await asyncio.gather(*(m.nak(delay=1.0) for m in good), return_exceptions=True)
-                continue
-            await asyncio.gather(*(m.ack() for m in good), return_exceptions=True)
+
+    async def _step(self, feed: PullFeed) -> None:
+        size = self.spec.batch_size
+        want = size - feed.credit - len(feed.buffer)
+        if want >= max(1, size // 2) or (feed.credit == 0 and want > 0):
+            await feed.ask(want)
+        msgs = await feed.take(size, timeout=1.0)
+        if not msgs:
+            return
+        # Raw bytes: handlers validate straight from JSON (one pass, in pydantic-core).
+        # A slow batch (LLM judges, eval functions) keeps its messages with in-progress acks.
+        # Messages that stream in meanwhile wait in the feed's buffer: keep them as well.
+        pinging = _Pinger(self.nc, msgs, self.spec.ack_wait_s / 3, self._pings, waiting=feed.buffer)
+        try:
+            await self.spec.handler([m.data for m in msgs])
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception(
+                "handler failed; its messages will be redelivered", extra={"handler": self.spec.durable}
+            )
+            with contextlib.suppress(Exception):
+                await nak_all(self.nc, msgs, delay_s=1.0)
+            return
+        finally:
+            pinging.cancel()
+        with contextlib.suppress(Exception):
+            await ack_all(self.nc, msgs)
 
     async def stop(self) -> None:
         if self.task is not None:
             self.task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self.task
-        if self.sub is not None:
-            with contextlib.suppress(Exception):
-                await self.sub.unsubscribe()
+        if self.feed is not None:
+            await self.feed.stop()
 
 
-async def ensure_stream(js: Any, subjects: Subjects) -> None:
-    """Declare the stream (idempotent; a stream that exists is left as it is)."""
+async def ensure_stream(js: Any, subjects: Subjects, max_age_s: float = DEFAULT_MAX_AGE_S) -> None:
+    """Declare the stream (idempotent). Events older than ``max_age_s`` go (0: kept forever):
+    what they carried is stored by the services, and the store of a long-used data dir would
+    otherwise only grow. A stream that exists is given the same age limit."""
     from nats.js.api import StreamConfig
     from nats.js.errors import BadRequestError
 
+    config = StreamConfig(
+        name=subjects.stream,
+        subjects=[subjects.all],
+        duplicate_window=DUPLICATE_WINDOW_S,
+        max_age=max_age_s,
+    )
     try:
-        await js.add_stream(
-            StreamConfig(name=subjects.stream, subjects=[subjects.all], duplicate_window=DUPLICATE_WINDOW_S)
-        )
+        await js.add_stream(config)
+    except BadRequestError:  # exists (an older version's, or another age): align the age limit
+        try:
+            info = await js.stream_info(subjects.stream)
+            if (info.config.max_age or 0) != max_age_s:
+                info.config.max_age = max_age_s
+                await js.update_stream(info.config)
+        except Exception as exc:
+            log.warning("stream %s keeps its settings: %s", subjects.stream, exc)
+
+
+async def ensure_consumer(js: Any, stream: str, cfg: Any) -> None:
+    """Create the durable consumer, or bring an existing one (an older version's) to ``cfg``."""
+    from nats.js.errors import BadRequestError
+
+    try:
+        await js.add_consumer(stream, cfg)
     except BadRequestError:
-        pass  # exists with another configuration: keep it
+        try:
+            await js.update_consumer(stream, cfg)
+        except BadRequestError as exc:  # a setting that cannot change: keep the consumer as it is
+            log.warning("consumer %s keeps its settings: %s", cfg.durable_name, exc)
 
 
 class BatchConsumers:
     """The batch consumers registered on a broker, run over their own NATS connection."""
 
-    def __init__(self, broker: NatsBroker, url: str) -> None:
+    def __init__(self, broker: NatsBroker, url: str, max_age_s: float = DEFAULT_MAX_AGE_S) -> None:
         self.broker_id = id(broker)
         self.specs = _batch_specs.pop(id(broker), [])
         self.url = url
+        self.max_age_s = max_age_s
         self.nc: Any = None
+        self.publisher: AckedPublisher | None = None
         self.consumers: list[BatchConsumer] = []
 
     async def start(self) -> None:
@@ -182,9 +269,11 @@ class BatchConsumers:
 
         self.nc = await nats.connect(self.url, max_reconnect_attempts=-1)
         js = self.nc.jetstream()
-        _publishers[self.broker_id] = js  # publishes of this host go out on this connection
+        self.publisher = AckedPublisher(self.nc)
+        await self.publisher.start()
+        _publishers[self.broker_id] = self.publisher  # publishes of this host go out on this connection
         for prefix in {spec.subjects.prefix: spec.subjects for spec in self.specs}.values():
-            await ensure_stream(js, prefix)
+            await ensure_stream(js, prefix, self.max_age_s)
         for spec in self.specs:
             consumer = ConcurrentConsumer(js, spec) if spec.max_workers else BatchConsumer(js, spec)
             await consumer.start()
@@ -194,6 +283,8 @@ class BatchConsumers:
         await asyncio.gather(*(c.stop() for c in self.consumers))
         self.consumers.clear()
         _publishers.pop(self.broker_id, None)
+        if self.publisher is not None:
+            await self.publisher.stop()
         if self.nc is not None and not self.nc.is_closed:
             await self.nc.drain()
 
@@ -204,13 +295,23 @@ def concurrent_subscriber(
     subjects: Subjects,
     durable: str,
     max_workers: int,
+    ack_wait_s: float = TRIAL_ACK_WAIT_S,
 ) -> Callable[[Handler], Handler]:
     """Decorator: a durable pull consumer running one handler call per message (raw JSON
-    bytes), up to ``max_workers`` at once, each message acked as soon as its call ends."""
+    bytes), up to ``max_workers`` at once, each message acked as soon as its call ends and
+    kept from redelivery while the call runs (an in-progress ack every ``ack_wait_s / 3``)."""
 
     def register(fn: Handler) -> Handler:
         _batch_specs.setdefault(id(broker), []).append(
-            _BatchSpec(subject, subjects, durable, min(max_workers, 256), fn, max_workers=max_workers)
+            _BatchSpec(
+                subject,
+                subjects,
+                durable,
+                min(max_workers, 256),
+                fn,
+                max_workers=max_workers,
+                ack_wait_s=ack_wait_s,
+            )
         )
         return fn
 
@@ -218,70 +319,54 @@ def concurrent_subscriber(
 
 
 class ConcurrentConsumer(BatchConsumer):
-    """Keeps up to ``max_workers`` messages in flight: fetches as many as there are free slots,
+    """Keeps up to ``max_workers`` messages in flight: asks for as many as there are free slots,
     runs each in its own task, acks it when done (naks it for redelivery when the call raises),
     so a slow message never holds a batch back."""
 
-    async def start(self) -> None:
-        from nats.js.api import AckPolicy as JsAckPolicy
+    inflight: set[asyncio.Task[None]]
 
-        self.slots = asyncio.Semaphore(self.spec.max_workers)
-        self.inflight: set[asyncio.Task[None]] = set()
-        cfg = consumer_config(
-            max_ack_pending=max(1000, self.spec.max_workers * 4), ack_wait_s=TRIAL_ACK_WAIT_S
+    def _config(self) -> Any:
+        self.inflight = set()
+        return consumer_config(
+            max_ack_pending=max(1000, self.spec.max_workers * 4), ack_wait_s=self.spec.ack_wait_s
         )
-        cfg.ack_policy = JsAckPolicy.EXPLICIT
-        cfg.durable_name = self.spec.durable
-        self.sub = await self.js.pull_subscribe(
-            self.spec.subject, durable=self.spec.durable, stream=self.spec.subjects.stream, config=cfg
-        )
-        self.task = asyncio.create_task(self._loop(), name=f"consumer {self.spec.durable}")
 
-    async def _loop(self) -> None:
-        import nats.errors
+    async def _step(self, feed: PullFeed) -> None:
+        most = self.spec.max_workers
+        free = most - len(self.inflight) - len(feed.buffer) - feed.credit
+        # Ask in chunks, not per freed slot, unless nothing at all is asked for.
+        if free > 0 and (free >= min(self.spec.batch_size, max(1, most // 8)) or feed.credit == 0):
+            await feed.ask(free)
+        for m in await feed.take(most, timeout=1.0):
+            task = asyncio.create_task(self._one(m))
+            self.inflight.add(task)
+            task.add_done_callback(self._done)
 
-        while True:
-            await self.slots.acquire()
-            want = 1
-            while want < self.spec.batch_size and not self.slots.locked():
-                await self.slots.acquire()
-                want += 1
-            try:
-                msgs = await self.sub.fetch(want, timeout=1.0)
-            except TimeoutError:
-                msgs = []
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:
-                if not isinstance(
-                    exc, (nats.errors.ConnectionClosedError, nats.errors.ConnectionReconnectingError)
-                ):
-                    log.exception("fetch failed", extra={"handler": self.spec.durable})
-                msgs = []
-                await asyncio.sleep(0.5)
-            for _ in range(want - len(msgs)):
-                self.slots.release()
-            for m in msgs:
-                task = asyncio.create_task(self._one(m))
-                self.inflight.add(task)
-                task.add_done_callback(self.inflight.discard)
+    def _done(self, task: asyncio.Task[None]) -> None:
+        self.inflight.discard(task)
+        if self.feed is not None:
+            self.feed.arrived.set()  # a slot is free: the loop may ask for more
 
     async def _one(self, m: Any) -> None:
+        pinging = _Pinger(self.nc, [m], self.spec.ack_wait_s / 3, self._pings)
         try:
             await self.spec.handler(m.data)
         except asyncio.CancelledError:
+            # Stopping: hand the message back now rather than after the ack wait.
+            with contextlib.suppress(Exception):
+                await nak_all(self.nc, [m], delay_s=0.0)
             raise
         except Exception:
             log.exception(
                 "handler failed; the message will be redelivered", extra={"handler": self.spec.durable}
             )
             with contextlib.suppress(Exception):
-                await m.nak(delay=1.0)
+                await nak_all(self.nc, [m], delay_s=1.0)
         else:
             with contextlib.suppress(Exception):
-                await m.ack()
+                await ack_all(self.nc, [m])
         finally:
-            self.slots.release()
+            pinging.cancel()
 
     async def stop(self) -> None:
         await super().stop()
@@ -309,14 +394,21 @@ def parse_batch(model: type[M], payloads: Iterable[object], handler: str) -> lis
     return out
 
 
-# The JetStream context each host publishes through (nats-py directly: FastStream's publish
-# path cost a large share of the CPU per trial).
-_publishers: dict[int, Any] = {}
+# The publisher each host publishes through (plain NATS with counted acks: FastStream's and
+# nats-py's JetStream publish paths cost a large share of the CPU per trial).
+_publishers: dict[int, AckedPublisher] = {}
 PUBLISH_TIMEOUT_S = 30.0
 
 
+def connection_of(broker: NatsBroker | None) -> Any:
+    """The NATS connection a started host's services share (None before it starts, or for a
+    broker outside a ServiceHost)."""
+    publisher = _publishers.get(id(broker)) if broker is not None else None
+    return publisher.nc if publisher is not None else None
+
+
 def _prepare(event: Event) -> tuple[bytes, dict[str, str]]:
-    headers = {"Nats-Msg-Id": event.event_id, "content-type": "application/json"}
+    headers = {"Nats-Msg-Id": event.event_id}
     telemetry.inject_context(headers)
     if not event.trace_context and "traceparent" in headers:
         event = event.model_copy(update={"trace_context": {"traceparent": headers["traceparent"]}})
@@ -333,10 +425,10 @@ async def publish_many(
 ) -> None:
     """Publish events to the stream (``window`` awaiting their PubAck at once), each
     deduplicated by its id; raises when the stream does not acknowledge them all in time."""
-    js = _publishers.get(id(broker))
+    publisher = _publishers.get(id(broker))
     for start in range(0, len(events), window):
         chunk = [_prepare(ev) for ev in events[start : start + window]]
-        if js is None:  # a broker outside a ServiceHost (tests): FastStream's own publish
+        if publisher is None:  # a broker outside a ServiceHost (tests): FastStream's own publish
             await asyncio.gather(
                 *(
                     broker.publish(data, subject, headers=headers, stream=subjects.stream)
@@ -344,11 +436,4 @@ async def publish_many(
                 )
             )
             continue
-        futures = [
-            await js.publish_async(subject, data, stream=subjects.stream, headers=headers)
-            for data, headers in chunk
-        ]
-        acks = await asyncio.wait_for(asyncio.gather(*futures), timeout=PUBLISH_TIMEOUT_S)
-        for ack in acks:
-            if getattr(ack, "stream", subjects.stream) != subjects.stream:
-                raise RuntimeError(f"published to stream {ack.stream!r}, expected {subjects.stream!r}")
+        await publisher.publish(subject, chunk, subjects.stream, PUBLISH_TIMEOUT_S)

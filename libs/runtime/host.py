@@ -34,6 +34,24 @@ def start_metrics_server(port: int, addr: str = "0.0.0.0") -> tuple[int, Any]:
     return port, server
 
 
+# Measured on W1 (embedded, 5,000 trials): with the default thresholds (700, 10, 10) the
+# cyclic GC took ~0.35 ms per trial, a quarter of the platform's CPU, rescanning the
+# long-lived startup heap (SQLAlchemy, pydantic schemas, gRPC) on every older-generation
+# pass. Freezing that heap and collecting the young generation every 50,000 allocations
+# instead of 700 brought it to ~0.05 ms per trial; the garbage of a trial is mostly freed
+# by reference counting anyway.
+GC_THRESHOLDS = (50_000, 20, 100)
+
+
+def tune_gc() -> None:
+    """Move everything allocated so far out of the GC's sight and collect less often."""
+    import gc
+
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(*GC_THRESHOLDS)
+
+
 class Component(Protocol):
     """What each service's app.py provides."""
 
@@ -53,6 +71,20 @@ class Component(Protocol):
 
     async def close(self) -> None:
         """Release resources."""
+
+
+STOP_STEP_TIMEOUT_S = 15.0
+"""How long one step of stopping may take before it is abandoned (logged), so a process
+whose work is done always exits: its messages are acked or redelivered, nothing is lost."""
+
+
+async def _bounded(what: str, step: Any) -> None:
+    try:
+        await asyncio.wait_for(step, STOP_STEP_TIMEOUT_S)
+    except TimeoutError:
+        log.warning("stopping %s took over %.0fs; going on without it", what, STOP_STEP_TIMEOUT_S)
+    except Exception:
+        log.exception("error stopping %s", what)
 
 
 class ServiceHost:
@@ -78,7 +110,9 @@ class ServiceHost:
         for comp in self.components:
             comp.register_handlers(self.broker)
             comp.register_grpc(self.grpc)
-        self.batch_consumers = BatchConsumers(self.broker, self.settings.nats_url)
+        self.batch_consumers = BatchConsumers(
+            self.broker, self.settings.nats_url, self.settings.bus_max_age_s
+        )
         await self.batch_consumers.start()
         await self.broker.start()
         await self.grpc.start()
@@ -87,6 +121,7 @@ class ServiceHost:
         self._started = True
         for comp in self.components:
             await comp.started(self)
+        tune_gc()
         log.info("serving", extra={"components": [c.name for c in self.components], "grpc": self.target})
 
     async def stop(self) -> None:
@@ -95,15 +130,12 @@ class ServiceHost:
             self._metrics_server.server_close()
             self._metrics_server = None
         if self._started:
-            await self.grpc.stop()
-            await self.batch_consumers.stop()
-            await self.broker.stop()
+            await _bounded("the gRPC server", self.grpc.stop())
+            await _bounded("the bus consumers", self.batch_consumers.stop())
+            await _bounded("the broker", self.broker.stop())
             self._started = False
         for comp in reversed(self.components):
-            try:
-                await comp.close()
-            except Exception:
-                log.exception("error closing %s", comp.name)
+            await _bounded(comp.name, comp.close())
 
     async def serve_forever(self) -> None:
         """Serve until SIGINT/SIGTERM, then stop: NOT_SERVING, drain, close."""

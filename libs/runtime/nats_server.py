@@ -34,6 +34,9 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+EMBEDDED_GOMEMLIMIT = "64MiB"
+
+
 class EmbeddedNats:
     """A nats-server child process with JetStream, listening on 127.0.0.1."""
 
@@ -61,8 +64,12 @@ class EmbeddedNats:
             "-l",
             str(log),
         ]
+        # A soft cap on the Go heap: the server then collects sooner instead of growing (~95 -> ~75 MB
+        # peak RSS on W1, same throughput). The user's own GOMEMLIMIT wins.
+        env = {**os.environ, "GOMEMLIMIT": os.environ.get("GOMEMLIMIT", EMBEDDED_GOMEMLIMIT)}
         self.process = subprocess.Popen(  # noqa: ASYNC220 - returns at once; readiness is polled below
             args,
+            env=env,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,

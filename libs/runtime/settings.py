@@ -19,6 +19,9 @@ class CommonSettings(BaseSettings):
     """NATS server with JetStream."""
     bus_prefix: str = DEFAULT_PREFIX
     """Subject prefix; the stream is its upper-case form."""
+    bus_max_age_s: float = Field(default=7 * 24 * 3600.0, ge=0)
+    """How long events stay on the stream (0: forever). The services store what they carry;
+    a consumer down for longer than this loses the events it had not taken."""
     database_url: str | None = None
     """Default database of every service (a service's own URL wins)."""
     data_dir: Path = Field(default=Path(".agenteval"))

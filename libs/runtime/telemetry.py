@@ -40,9 +40,20 @@ def setup_tracing(service_name: str = "agenteval") -> bool:
     return True
 
 
+def tracing_on() -> bool:
+    """Whether a tracer provider is configured (OTLP export, or a test's in-memory exporter).
+
+    Without one every span is a no-op, yet making it (extracting the parent, entering the
+    context) cost ~15 µs: four spans a trial were ~7% of the platform's CPU per trial."""
+    return not isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider | trace.NoOpTracerProvider)
+
+
 @contextmanager
 def event_span(name: str, event: Any, **attributes: Any) -> Iterator[Any]:
     """A span for handling one event, child of the span that published it."""
+    if not tracing_on():
+        yield trace.INVALID_SPAN
+        return
     parent = propagate.extract(getattr(event, "trace_context", None) or {})
     with tracer.start_as_current_span(name, context=parent, kind=trace.SpanKind.CONSUMER) as span:
         run_id = getattr(event, "run_id", None)
@@ -56,6 +67,9 @@ def event_span(name: str, event: Any, **attributes: Any) -> Iterator[Any]:
 @contextmanager
 def batch_spans(name: str, events: Any) -> Iterator[None]:
     """One span per event of a batch handled together, each the child of its publisher."""
+    if not tracing_on():
+        yield
+        return
     spans = []
     for ev in events:
         parent = propagate.extract(getattr(ev, "trace_context", None) or {})
@@ -73,7 +87,8 @@ def batch_spans(name: str, events: Any) -> Iterator[None]:
 
 def current_context() -> dict[str, str]:
     carrier: dict[str, str] = {}
-    propagate.inject(carrier)
+    if tracing_on():
+        propagate.inject(carrier)
     return carrier
 
 
@@ -83,7 +98,8 @@ def count_rejected(handler: str) -> None:
 
 def inject_context(carrier: dict[str, str]) -> None:
     """Add the current trace context (traceparent) to outgoing headers."""
-    propagate.inject(carrier)
+    if tracing_on():
+        propagate.inject(carrier)
 
 
 def extract_context(carrier: dict[str, Any] | None):
