@@ -80,6 +80,17 @@ class TrialRequested(Event):
     """The run's own limit on trials at once (0: the replica's limit)."""
 
 
+class TraceRef(BaseModel):
+    """Where the full trace of a trial lies when it is too large to travel in its event."""
+
+    bucket: str
+    """The JetStream object store bucket."""
+    key: str
+    """The object's name in the bucket (the trial id)."""
+    size_bytes: int
+    """Size of the full trace as JSON."""
+
+
 class TrialCompleted(Event):
     """The agent finished one trial (ok, error or timeout); the trace is attached."""
 
@@ -93,7 +104,11 @@ class TrialCompleted(Event):
     agent_version: str = ""
     suite: str = ""
     trace: Trace
+    """The trace; cut to fit the bus (``metadata.truncated``) when ``full_trace`` is set."""
     allowed_imports: list[str] = Field(default_factory=list)
+    full_trace: TraceRef | None = None
+    """Set when the trace was too large for the bus: the full trace is in this object store
+    object (see ``agenteval.runtime.transcript_bucket``), ``trace`` is a cut copy of it."""
 
 
 class GradeRecord(BaseModel):

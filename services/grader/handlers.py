@@ -11,6 +11,7 @@ from agenteval.contracts.events import TrialCompleted, TrialGraded
 from agenteval.contracts.subjects import Subjects
 from agenteval.grader.service import GraderService
 from agenteval.runtime.bus import batch_subscriber, parse_batch
+from agenteval.runtime.transcript_bucket import TranscriptBucket, with_full_traces
 
 
 def register(
@@ -19,11 +20,17 @@ def register(
     subjects: Subjects,
     publish: Callable[[str, Sequence[TrialGraded]], Awaitable[None]],
     batch_size: int = 256,
+    transcripts: TranscriptBucket | None = None,
 ) -> None:
+    """Grade every trial.completed; a trace cut to fit the bus is graded whole, fetched from
+    ``transcripts`` (the cut copy is graded, and says so, when the fetch fails)."""
+
     @batch_subscriber(
         broker, subjects.trial_completed, subjects, durable="grader-trial-completed", batch_size=batch_size
     )
     async def on_trial_completed(payloads: list[dict[str, Any]]) -> None:
-        batch = parse_batch(TrialCompleted, payloads, "grader-trial-completed")
+        batch = await with_full_traces(
+            transcripts, parse_batch(TrialCompleted, payloads, "grader-trial-completed")
+        )
         graded = await service.grade_many(batch)
         await publish(subjects.trial_graded, graded)

@@ -6,9 +6,11 @@ from pathlib import Path
 
 from faststream.nats import NatsBroker
 
+from agenteval.runtime.bus import connection_of
 from agenteval.runtime.grpc_server import GrpcServer
 from agenteval.runtime.host import ServiceHost
 from agenteval.runtime.settings import CommonSettings
+from agenteval.runtime.transcript_bucket import TranscriptBucket
 from agenteval.storage import create_engine, upgrade
 from agenteval.transcript_store import handlers
 from agenteval.transcript_store.datasets import DatasetRepository
@@ -34,7 +36,8 @@ class TranscriptStoreComponent:
         await upgrade(self.engine, "transcript_store", MIGRATIONS)
 
     def register_handlers(self, broker: NatsBroker) -> None:
-        handlers.register(broker, self.repo, self.common.subjects, self.settings.batch_size)
+        transcripts = TranscriptBucket(lambda: connection_of(broker), self.common.subjects)
+        handlers.register(broker, self.repo, self.common.subjects, self.settings.batch_size, transcripts)
 
     def register_grpc(self, server: GrpcServer) -> None:
         server.add(

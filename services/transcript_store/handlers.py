@@ -10,12 +10,20 @@ from agenteval.contracts.events import TrialCompleted, TrialGraded
 from agenteval.contracts.subjects import Subjects
 from agenteval.runtime.bus import batch_subscriber, parse_batch
 from agenteval.runtime.telemetry import batch_spans
+from agenteval.runtime.transcript_bucket import TranscriptBucket, with_full_traces
 from agenteval.transcript_store.repository import TranscriptRepository
 
 
 def register(
-    broker: NatsBroker, repo: TranscriptRepository, subjects: Subjects, batch_size: int = 512
+    broker: NatsBroker,
+    repo: TranscriptRepository,
+    subjects: Subjects,
+    batch_size: int = 512,
+    transcripts: TranscriptBucket | None = None,
 ) -> None:
+    """Store every trial.completed and trial.graded; a trace cut to fit the bus is stored whole,
+    fetched from ``transcripts`` (the cut copy is stored, and says so, when the fetch fails)."""
+
     @batch_subscriber(
         broker,
         subjects.trial_completed,
@@ -24,7 +32,9 @@ def register(
         batch_size=batch_size,
     )
     async def on_trial_completed(payloads: list[dict[str, Any]]) -> None:
-        batch = parse_batch(TrialCompleted, payloads, "transcripts-trial-completed")
+        batch = await with_full_traces(
+            transcripts, parse_batch(TrialCompleted, payloads, "transcripts-trial-completed")
+        )
         with batch_spans("transcripts.store", batch):
             await repo.store_completed(batch)
 
