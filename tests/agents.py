@@ -60,3 +60,36 @@ def huge_output(messages: list[dict[str, Any]], ctx: Any) -> str:
     """A tool that returns 3 MB: the transcript must still travel and be stored."""
     ctx.call_tool("dump", lambda: "x" * 3_000_000)
     return "done " + "y" * 2_000_000
+
+
+def huge_report(messages: list[dict[str, Any]], ctx: Any) -> str:
+    """A 3 MB tool result whose one fact sits at its very end, and a 1 MB answer quoting it:
+    only a grader that sees the whole transcript can check the answer."""
+    report = ctx.call_tool("fetch_report", lambda: "filler line\n" * 250_000 + "order total: 987654.32\n")
+    return "Summary follows. " + "z" * 1_000_000 + f" The order total is {report.split(': ')[-1].strip()}."
+
+
+async def timed_nap(messages: list[dict[str, Any]], ctx: Any) -> dict[str, Any]:
+    """Sleeps 50 ms and reports when it ran (wall clock), so a test can count trials at once."""
+    import time
+
+    started = time.time()
+    await asyncio.sleep(0.05)
+    return {"output": "ok", "metadata": {"started": started, "ended": time.time()}}
+
+
+RUNS: dict[str, int] = {}
+"""How many times each case ran in this process (embedded tests count executions)."""
+
+
+async def counted_nap(messages: list[dict[str, Any]], ctx: Any) -> str:
+    """Sleeps 2.5 s, counting each execution of its case."""
+    RUNS[ctx.case_id] = RUNS.get(ctx.case_id, 0) + 1
+    await asyncio.sleep(2.5)
+    return "ok"
+
+
+async def long_nap(messages: list[dict[str, Any]], ctx: Any) -> str:
+    """Sleeps 2 s: long enough to be running when a test kills its runner."""
+    await asyncio.sleep(2.0)
+    return "ok"

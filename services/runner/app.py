@@ -5,27 +5,53 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+import grpc
 from faststream.nats import NatsBroker
 
+from agenteval.contracts.errors import NotFound
 from agenteval.contracts.events import Event
 from agenteval.runner import handlers
 from agenteval.runner.grpc_api import RunServicer
 from agenteval.runner.repository import RunRepository
 from agenteval.runner.service import RunnerService
 from agenteval.runner.settings import RunnerSettings
-from agenteval.runtime.bus import publish_many
-from agenteval.runtime.grpc_server import GrpcServer
+from agenteval.runtime.bus import connection_of, publish_many
+from agenteval.runtime.grpc_server import GrpcServer, channel
 from agenteval.runtime.host import ServiceHost
+from agenteval.runtime.run_windows import RunWindows
 from agenteval.runtime.settings import CommonSettings
+from agenteval.runtime.transcript_bucket import TranscriptBucket
 from agenteval.runtime.watch import Watcher
 from agenteval.storage import create_engine, upgrade
-from agenteval.v1 import runner_pb2, runner_pb2_grpc
+from agenteval.v1 import eval_generator_pb2, eval_generator_pb2_grpc, runner_pb2, runner_pb2_grpc
 
 MIGRATIONS = Path(__file__).parent / "migrations"
 
 
+class SavedEvalCheck:
+    """Whether a saved eval exists, asked of the eval generator (GetEval) when a run is submitted."""
+
+    def __init__(self, target: str, timeout_s: float) -> None:
+        self.channel = channel(target)
+        self.stub = eval_generator_pb2_grpc.EvalGeneratorServiceStub(self.channel)
+        self.timeout_s = timeout_s
+
+    async def __call__(self, name: str, version: int) -> None:
+        request = eval_generator_pb2.GetEvalRequest(name=name, version=version)
+        try:
+            await self.stub.GetEval(request, timeout=self.timeout_s)
+        except grpc.aio.AioRpcError as exc:
+            if exc.code() == grpc.StatusCode.NOT_FOUND:
+                raise NotFound(exc.details() or f"no saved eval {name!r}") from None
+            raise
+
+    async def close(self) -> None:
+        await self.channel.close()
+
+
 class RunnerComponent:
     name = "runner"
+    saved_evals: SavedEvalCheck | None = None
 
     def __init__(self, common: CommonSettings, settings: RunnerSettings | None = None) -> None:
         self.common = common
@@ -34,7 +60,12 @@ class RunnerComponent:
         self.broker: NatsBroker | None = None
         self.watcher = Watcher(common.nats_url)
         self.service = RunnerService(
-            RunRepository(self.engine), self.settings, common.subjects, self._publish
+            RunRepository(self.engine),
+            self.settings,
+            common.subjects,
+            self._publish,
+            TranscriptBucket(lambda: connection_of(self.broker), common.subjects),
+            RunWindows(lambda: connection_of(self.broker), common.subjects),
         )
 
     async def _publish(self, subject: str, events: Sequence[Event]) -> None:
@@ -57,8 +88,12 @@ class RunnerComponent:
         )
 
     async def started(self, host: ServiceHost) -> None:
-        pass
+        target = self.settings.evalgen_addr or host.target
+        self.saved_evals = SavedEvalCheck(target, self.settings.evalgen_timeout_s)
+        self.service.saved_evals = self.saved_evals
 
     async def close(self) -> None:
+        if self.saved_evals is not None:
+            await self.saved_evals.close()
         await self.watcher.close()
         await self.engine.dispose()

@@ -35,12 +35,14 @@ async def compare(
     threshold: float = 0.05,
     alpha: float = 0.05,
 ) -> CompareResult:
-    from agenteval.stats import compare_runs
+    from agenteval.stats import compare_grader_scores, compare_runs
 
     if not baseline_ref or not candidate_ref:
         raise InvalidArgument("compare needs a baseline and a candidate (run id or agent version)")
     candidate = await service.resolve(candidate_ref)
     baseline = await service.resolve(baseline_ref, suite=candidate.suite)
+    if baseline.run_id == candidate.run_id:  # a run compared with itself always "passes"
+        raise InvalidArgument(f"baseline and candidate are the same run {baseline.run_id}")
     for rec in (baseline, candidate):
         if rec.summary is None:
             raise Conflict(f"run {rec.run_id} has no summary yet (status {rec.status})")
@@ -53,6 +55,12 @@ async def compare(
         alpha=alpha,
     )
     doc = _jsonable(comparison)
+    doc["grader_scores"] = _jsonable(
+        compare_grader_scores(
+            {cs.case_id: cs.grader_scores for cs in b.cases},
+            {cs.case_id: cs.grader_scores for cs in c.cases},
+        )
+    )
     doc["baseline"] = {
         "run_id": baseline.run_id,
         "agent_version": baseline.agent_version,

@@ -30,7 +30,7 @@ def _error(code: str, message: str, retryable: bool = False) -> TrialError:
 
 
 async def run_trial(req: TrialRequested, cancelled: bool = False) -> Trace:
-    """Run the agent for one trial and return its trace; never raises for agent faults."""
+    """Run the agent for one trial and return its full trace; never raises for agent faults."""
     case = req.case
     ctx = AgentContext(
         run_id=req.run_id,
@@ -86,7 +86,7 @@ async def run_trial(req: TrialRequested, cancelled: bool = False) -> Trace:
             error = _error("bad_agent_output", f"the agent returned a trace dict that does not fit: {exc}")
         if isinstance(extra.get("metadata"), dict):
             meta.update(extra["metadata"])
-    trace = Trace(
+    return Trace(
         input=case.input,
         steps=steps,
         output=output,
@@ -97,10 +97,10 @@ async def run_trial(req: TrialRequested, cancelled: bool = False) -> Trace:
         error=error,
         metadata=meta,
     )
-    return fit_trace(trace)
 
 
 # NATS' default max payload is 1 MB; an event must stay well under it with its case attached.
+# A larger trace travels by reference (the full trace in the transcripts bucket) with a cut copy.
 MAX_TRACE_BYTES = 640 * 1024
 _KEEP_CHARS = 4000
 
@@ -114,10 +114,16 @@ def _clip(value: Any) -> Any:
     )
 
 
+def fits_bus(trace: Trace, limit: int = MAX_TRACE_BYTES) -> bool:
+    """Whether the trace may travel whole in its trial.completed."""
+    return len(trace.model_dump_json()) <= limit
+
+
 def fit_trace(trace: Trace, limit: int = MAX_TRACE_BYTES) -> Trace:
-    """A trace small enough to travel on the bus: oversized tool results, messages and the
-    final state are cut (and the trace says so), never dropped silently."""
-    if len(trace.model_dump_json()) <= limit:
+    """A copy of the trace small enough to travel on the bus: oversized tool results, messages
+    and the final state are cut (and the trace says so). It goes with a reference to the full
+    trace, or alone when the full trace could not be stored."""
+    if fits_bus(trace, limit):
         return trace
     steps = [
         s.model_copy(

@@ -122,8 +122,7 @@ class RunServicer(runner_pb2_grpc.RunServiceServicer):
                 elif subject == subjects.run_completed:
                     done = RunCompleted.model_validate(payload)
                     # Record it before the stream ends, so a GetRun right after sees it.
-                    await self.service.on_completed([done])
-                    summary = (await self.service.get(request.run_id)).summary or done.summary
+                    (summary,) = await self.service.on_completed([done])
                     yield runner_pb2.WatchRunResponse(
                         type=runner_pb2.RUN_EVENT_TYPE_COMPLETED,
                         run_id=request.run_id,

@@ -27,6 +27,7 @@ def register(broker: NatsBroker, service: RunnerService) -> None:
         subjects,
         durable="runner-trial-requested",
         max_workers=service.settings.concurrency,
+        ack_wait_s=service.settings.trial_ack_wait_s,
     )
     async def on_trial_requested(payload: bytes) -> None:
         for req in parse_batch(TrialRequested, [payload], "runner-trial-requested"):

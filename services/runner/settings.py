@@ -1,5 +1,6 @@
 """Runner settings (env prefix ``AGENTEVAL_RUNNER_``)."""
 
+from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -10,8 +11,20 @@ class RunnerSettings(BaseSettings):
     """The runner's own database (defaults to the shared one)."""
     grpc_address: str = "0.0.0.0:50051"
     """Where RunService listens when the runner runs alone."""
-    concurrency: int = 512
+    concurrency: int = Field(default=512, ge=1)
     """Trials this replica runs at once (a run may ask for fewer). Agents are mostly waiting on
     models and tools, so a replica holds many in flight; sync agents run on a thread pool."""
+    shared_limit: bool = True
+    """Enforce a run's concurrency limit across every runner replica: the run's trials are
+    published as a window that moves on as trials finish (its position is in the runner's
+    table). Embedded mode has one runner, whose own limit is exact, and turns it off."""
+    trial_ack_wait_s: float = Field(default=60.0, ge=1.0)
+    """A trial whose runner went silent this long (died, was killed) is run again elsewhere; a
+    living runner keeps its long trials with in-progress acks."""
     default_timeout_s: float = 60.0
     """Per-trial timeout when neither the run nor the suite sets one."""
+    evalgen_addr: str | None = None
+    """EvalGeneratorService address, to check a suite's eval:NAME graders at submit (embedded: this
+    process's)."""
+    evalgen_timeout_s: float = Field(default=5.0, gt=0)
+    """How long submit waits for the eval generator before accepting the run unchecked."""

@@ -49,6 +49,9 @@ async def topology(nats_url: str, pg_url: str, tmp_path: Path):
             "AGENTEVAL_DATABASE_URL": pg_url,
             "AGENTEVAL_LOG_LEVEL": "WARNING",
             "PYTHONPATH": str(ROOT),
+            # Each replica takes a few trials at a time, and a dead one's come back in seconds.
+            "AGENTEVAL_RUNNER_CONCURRENCY": "4",
+            "AGENTEVAL_RUNNER_TRIAL_ACK_WAIT_S": "5",
         }
     )
     procs: list[tuple[str, str, subprocess.Popen[bytes]]] = []
@@ -66,7 +69,12 @@ async def topology(nats_url: str, pg_url: str, tmp_path: Path):
         procs.append((name, addr, proc))
         await wait_serving(addr)
     try:
-        yield {name: addr for name, addr, _ in procs}, [addr for name, addr, _ in procs if name == "runner"]
+        runner_procs = [proc for name, _, proc in procs if name == "runner"]
+        yield (
+            {name: addr for name, addr, _ in procs},
+            [addr for name, addr, _ in procs if name == "runner"],
+            runner_procs,
+        )
     finally:
         for _, _, proc in procs:
             proc.terminate()
@@ -78,7 +86,7 @@ async def topology(nats_url: str, pg_url: str, tmp_path: Path):
 
 
 async def test_run_across_processes_with_two_runner_replicas(topology) -> None:
-    addrs, runners = topology
+    addrs, runners, _ = topology
     suite = Suite.model_validate(
         {
             "name": "distributed",
@@ -116,3 +124,50 @@ async def eventually_completed(target: str, run_id: str) -> bool:
                 return True
             await asyncio.sleep(0.05)
     return False
+
+
+async def test_a_runs_concurrency_limit_holds_across_runner_replicas(topology) -> None:
+    """Each replica could run the limit on its own; the run's window keeps the total to it."""
+    import json
+
+    addrs, runners, _ = topology
+    suite = Suite.model_validate(
+        {"name": "limited", "cases": [{"id": f"c{i}", "input": "x"} for i in range(20)]}
+    )
+    async with Client(runners[0]) as client:
+        run = await client.submit(suite, agent="python:tests.agents:timed_nap", k=3, concurrency=4)
+        events = [ev async for ev in client.watch(run.run_id)]
+        assert events[-1].summary.trials == 60 and events[-1].summary.passes == 60
+    async with grpc.aio.insecure_channel(addrs["transcript_store"]) as ch:
+        stub = transcripts_pb2_grpc.TranscriptServiceStub(ch)
+        for _ in range(100):
+            resp = await stub.ListTrials(transcripts_pb2.ListTrialsRequest(run_id=run.run_id, limit=100))
+            if resp.total == 60 and all(t.trace_json for t in resp.trials):
+                break
+            await asyncio.sleep(0.05)
+    spans = [json.loads(t.trace_json)["metadata"] for t in resp.trials]
+    edges = sorted([(m["started"], 1) for m in spans] + [(m["ended"], -1) for m in spans])
+    running = most = 0
+    for _, step in edges:
+        running += step
+        most = max(most, running)
+    assert 2 <= most <= 4, f"{most} trials ran at once under a limit of 4"
+
+
+async def test_a_killed_runners_trials_are_run_by_the_other_replica(topology) -> None:
+    """Killed mid-trial, a runner acks nothing: its trials come back after the ack wait (5 s
+    here) and the other replica runs them; the run completes with every trial once."""
+    import signal
+
+    _, runners, runner_procs = topology
+    suite = Suite.model_validate(
+        {"name": "kill", "cases": [{"id": f"c{i}", "input": "x"} for i in range(12)]}
+    )
+    async with Client(runners[0]) as client:
+        run = await client.submit(suite, agent="python:tests.agents:long_nap", k=1)
+        await asyncio.sleep(1.0)  # four trials running on each replica (its limit)
+        runner_procs[1].send_signal(signal.SIGKILL)
+        async with asyncio.timeout(60):
+            events = [ev async for ev in client.watch(run.run_id)]
+    assert events[-1].type == runner_pb2.RUN_EVENT_TYPE_COMPLETED
+    assert events[-1].summary.trials == 12 and events[-1].summary.passes == 12

@@ -98,11 +98,14 @@ async def test_bad_agent_specs_are_rejected_with_a_reason(spec: str) -> None:
         load_agent(spec)
 
 
-async def test_an_oversized_transcript_is_cut_to_fit_the_bus_and_says_so() -> None:
-    from agenteval.runner.executor import MAX_TRACE_BYTES
+async def test_an_oversized_transcript_is_kept_whole_and_its_bus_copy_is_cut_and_says_so() -> None:
+    from agenteval.runner.executor import MAX_TRACE_BYTES, fit_trace, fits_bus
 
     trace = await run_trial(request("python:tests.agents:huge_output"))
-    assert trace.status == "ok"
-    assert len(trace.model_dump_json()) <= MAX_TRACE_BYTES
-    assert trace.metadata["truncated"] is True
-    assert "characters cut" in trace.tool_calls[0].result and trace.output.startswith("done yyy")
+    assert trace.status == "ok" and not fits_bus(trace)
+    assert trace.tool_calls[0].result == "x" * 3_000_000 and trace.output == "done " + "y" * 2_000_000
+    assert "truncated" not in trace.metadata
+    cut = fit_trace(trace)
+    assert len(cut.model_dump_json()) <= MAX_TRACE_BYTES
+    assert cut.metadata["truncated"] is True
+    assert "characters cut" in cut.tool_calls[0].result and cut.output.startswith("done yyy")
