@@ -111,6 +111,16 @@ class Suite(BaseModel):
     cases: list[Case] = Field(min_length=1)
     """The cases."""
 
+    @field_validator("allowed_imports")
+    @classmethod
+    def _module_names(cls, value: list[str]) -> list[str]:
+        for name in value:
+            if not name.isidentifier():
+                raise ValueError(
+                    f"takes top-level module names (like 'pathlib', not 'os.path'), got {name!r}"
+                )
+        return value
+
     @model_validator(mode="after")
     def _unique_ids(self) -> Suite:
         seen: set[str] = set()

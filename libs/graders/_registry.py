@@ -38,6 +38,9 @@ class GradeContext:
     """The case the trace answers (expected tools, expected output, ...)."""
     services: dict[str, Any] = field(default_factory=dict)
     """Named helpers the grader service provides (llm judge client, sandbox pool, ...)."""
+    allowed_imports: list[str] | None = None
+    """Extra modules the trial's suite lets eval functions import. Per trial, not in the
+    shared ``services``: one grader serves many suites (None: ``services["allowed_imports"]``)."""
 
 
 GraderFn = Callable[[Trace, Any, GradeContext], "GradeOutcome | Awaitable[GradeOutcome]"]
@@ -122,7 +125,8 @@ def validate_spec(spec: GraderSpec) -> BaseModel:
         return reg.params_model.model_validate(spec.params)
     except ValidationError as exc:
         problems = "; ".join(
-            f"{'.'.join(str(p) for p in err['loc']) or 'params'}: {err['msg']}" for err in exc.errors()
+            f"{'.'.join(str(p) for p in err['loc']) or 'params'}: {err['msg'].removeprefix('Value error, ')}"
+            for err in exc.errors()
         )
         raise ValueError(f"bad parameters for grader {spec.name!r}: {problems}") from None
 

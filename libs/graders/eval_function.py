@@ -65,7 +65,10 @@ async def eval_function(trace: Trace, params: EvalFunctionParams, ctx: GradeCont
     pool: Any = ctx.services.get("sandbox")
     if pool is None:
         raise RuntimeError("no sandbox pool is available to run eval functions")
-    allowed = [*ctx.services.get("allowed_imports", []), *params.allowed_imports]
+    suite_allowed = ctx.allowed_imports
+    if suite_allowed is None:  # graders wired before GradeContext carried it
+        suite_allowed = ctx.services.get("allowed_imports", [])
+    allowed = [*suite_allowed, *params.allowed_imports]
     res = await pool.run(
         params.code,
         trace.to_eval_dict(),
@@ -73,7 +76,7 @@ async def eval_function(trace: Trace, params: EvalFunctionParams, ctx: GradeCont
         allowed_imports=allowed,
         timeout_s=params.timeout_s,
     )
-    cost = res.llm_calls * float(ctx.services.get("llm_cost_per_call", 0.0))
+    cost = res.llm_cost_usd
     spec_params = params.model_dump(exclude_none=True, exclude={"code"})
     if res.error is not None:
         message = f"{res.error.rule}: {res.error.message}"
@@ -118,7 +121,13 @@ def _saved_eval(name: str) -> RegisteredGrader | None:
         source = ctx.services.get("eval_source")
         if source is None:
             raise RuntimeError("saved evals are not reachable from this grader")
-        code = await source(eval_name, version)
+        try:
+            code = await source(eval_name, version)
+        except Exception as exc:
+            # A gRPC error's details ("no saved eval 'x'") say it; its repr buries it in debug text.
+            details = getattr(exc, "details", None)
+            reason = details() if callable(details) else None
+            raise LookupError(reason or f"saved eval {name[5:]} cannot be fetched: {exc}") from None
         inline = EvalFunctionParams.model_construct(
             code=code,
             path=None,

@@ -120,7 +120,8 @@ def tool_selection(trace: Trace, params: ToolSelectionParams, ctx: GradeContext)
         wanted_list = ctx.case.expected_tools if ctx.case is not None else None
     if wanted_list is None:
         raise ValueError(
-            "tool_selection needs the expected tools: give 'expected' or set expected_tools on the case"
+            "tool_selection needs the expected tools: give 'expected' or set expected_tools on the case "
+            "(without them, tool_selection_judge has an LLM judge the tool choice)"
         )
     wanted = set(wanted_list)
     used = {c.name for c in calls(trace)}

@@ -24,6 +24,7 @@ from agenteval.sandbox._pool import SandboxPool, check_code
 from agenteval.sandbox._types import (
     EvalResult,
     LLMCallback,
+    LLMReply,
     LLMRequest,
     Rule,
     SandboxError,
@@ -34,6 +35,7 @@ __all__ = [
     "DEFAULT_ALLOWED_IMPORTS",
     "EvalResult",
     "LLMCallback",
+    "LLMReply",
     "LLMRequest",
     "Rule",
     "SandboxError",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import itertools
 import math
@@ -14,7 +15,14 @@ from typing import Any
 
 from agenteval.sandbox import _policy
 from agenteval.sandbox._process import WorkerDied, WorkerProcess, describe_exit, encode_trace
-from agenteval.sandbox._types import EvalResult, LLMCallback, LLMRequest, SandboxError, SandboxLimits
+from agenteval.sandbox._types import (
+    EvalResult,
+    LLMCallback,
+    LLMReply,
+    LLMRequest,
+    SandboxError,
+    SandboxLimits,
+)
 
 MAX_CHUNK = 256
 CHECK_CACHE_SIZE = 256
@@ -26,8 +34,14 @@ def check_code(
 ) -> list[SandboxError]:
     """Static validation without running anything: syntax, imports, forbidden names and
     attributes, and that the eval function exists. Empty list: the code may run."""
+    return list(_checked(code, tuple(allowed_imports), function))
+
+
+@functools.lru_cache(maxsize=CHECK_CACHE_SIZE)
+def _checked(code: str, allowed_imports: tuple[str, ...], function: str | None) -> tuple[SandboxError, ...]:
+    # An AST walk costs milliseconds; a suite repeats the same code in every case and run.
     analysis = _policy.analyze(code, _policy.allowed_set(allowed_imports), function)
-    return [SandboxError(p.rule, p.message) for p in analysis.problems]
+    return tuple(SandboxError(p.rule, p.message) for p in analysis.problems)
 
 
 @dataclass
@@ -224,6 +238,7 @@ class SandboxPool:
         loop = asyncio.get_running_loop()
         request_id = next(self._ids)
         llm_calls = [0] * len(positions)
+        llm_cost = [0.0] * len(positions)
         answered = 0  # results arrive in order: positions[:answered] are done
         frames = 0
         started = loop.time()
@@ -242,7 +257,9 @@ class SandboxPool:
                         index = answered
                         if message.get("id") != request_id or message.get("i") != index:
                             raise WorkerDied(f"worker answered out of turn: {message.get('i')!r}")
-                        job.results[positions[index]] = self._result(message, llm_calls[index])
+                        job.results[positions[index]] = self._result(
+                            message, llm_calls[index], llm_cost[index]
+                        )
                         answered += 1
                         started = loop.time()
                         deadline.reschedule(started + job.timeout_s)
@@ -256,7 +273,8 @@ class SandboxPool:
                             # The worker enforces this too; the pool does not rely on it for cost.
                             reply = {"op": "llm_reply", "error": "too many LLM calls"}
                         else:
-                            reply = await self._answer_llm(message)
+                            reply, cost = await self._answer_llm(message)
+                            llm_cost[answered] += cost
                         worker.send(reply)
                         await worker.drain()
                         deadline.reschedule(loop.time() + max(remaining, 0.0))
@@ -269,7 +287,7 @@ class SandboxPool:
                         failure = (str(message.get("rule")), str(message.get("message")))
                         for index in range(answered, len(positions)):
                             job.results[positions[index]] = EvalResult(
-                                None, "", SandboxError(*failure), 0.0, llm_calls[index]
+                                None, "", SandboxError(*failure), 0.0, llm_calls[index], llm_cost[index]
                             )
                         await worker.kill()
                         return []
@@ -292,31 +310,34 @@ class SandboxPool:
         if failure is not None and blame_current and answered < len(positions):
             elapsed_ms = (loop.time() - started) * 1000.0
             job.results[positions[answered]] = EvalResult(
-                None, "", SandboxError(*failure), elapsed_ms, llm_calls[answered]
+                None, "", SandboxError(*failure), elapsed_ms, llm_calls[answered], llm_cost[answered]
             )
             answered += 1
         await worker.exit_status()
         return positions[answered:]
 
     @staticmethod
-    def _result(message: dict[str, Any], llm_calls: int) -> EvalResult:
+    def _result(message: dict[str, Any], llm_calls: int, llm_cost: float) -> EvalResult:
         """Turn a result frame into an EvalResult, trusting nothing in it."""
         try:
             duration_ms = float(message.get("ms", 0.0))
             error = message.get("error")
             if error is not None:
                 rule, text = error
-                return EvalResult(None, "", SandboxError(str(rule), str(text)), duration_ms, llm_calls)
+                return EvalResult(
+                    None, "", SandboxError(str(rule), str(text)), duration_ms, llm_calls, llm_cost
+                )
             score, explanation = message["score"], message["explanation"]
         except (KeyError, TypeError, ValueError) as exc:
             raise WorkerDied(f"worker sent a malformed result: {exc!r}") from None
         if type(score) is not float or not 0.0 <= score <= 1.0 or type(explanation) is not str:
             raise WorkerDied("worker sent a malformed result")
-        return EvalResult(score, explanation, None, duration_ms, llm_calls)
+        return EvalResult(score, explanation, None, duration_ms, llm_calls, llm_cost)
 
-    async def _answer_llm(self, message: dict[str, Any]) -> dict[str, Any]:
+    async def _answer_llm(self, message: dict[str, Any]) -> tuple[dict[str, Any], float]:
+        """The reply frame for one ``ctx.call_llm``, and what the call cost."""
         if self.llm is None:
-            return {"op": "llm_reply", "error": NO_LLM}
+            return {"op": "llm_reply", "error": NO_LLM}, 0.0
         request = LLMRequest(
             prompt=str(message.get("prompt", "")),
             model=message.get("model"),
@@ -325,12 +346,14 @@ class SandboxPool:
         )
         try:
             async with asyncio.timeout(self.limits.llm_timeout_s):
-                text = await self.llm(request)
+                answer = await self.llm(request)
         except TimeoutError:
-            return {"op": "llm_reply", "error": f"LLM call timed out after {self.limits.llm_timeout_s:g} s"}
+            error = f"LLM call timed out after {self.limits.llm_timeout_s:g} s"
+            return {"op": "llm_reply", "error": error}, 0.0
         except Exception as exc:  # the eval function sees the failure as an LLMError
             detail = f"{type(exc).__name__}: {exc}"[: self.limits.max_error_chars]
-            return {"op": "llm_reply", "error": f"LLM call failed: {detail}"}
+            return {"op": "llm_reply", "error": f"LLM call failed: {detail}"}, 0.0
+        text, cost = (answer.text, float(answer.cost_usd)) if isinstance(answer, LLMReply) else (answer, 0.0)
         if not isinstance(text, str):
-            return {"op": "llm_reply", "error": f"LLM callback returned {type(text).__name__}, not str"}
-        return {"op": "llm_reply", "text": text}
+            return {"op": "llm_reply", "error": f"LLM callback returned {type(text).__name__}, not str"}, cost
+        return {"op": "llm_reply", "text": text}, cost

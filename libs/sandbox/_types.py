@@ -52,6 +52,8 @@ class EvalResult:
     """Time the eval function ran (wall clock)."""
     llm_calls: int = 0
     """How many ``ctx.call_llm`` calls it made (for cost accounting)."""
+    llm_cost_usd: float = 0.0
+    """What those calls cost, each at its own price as the LLM callback reported it."""
 
     @property
     def ok(self) -> bool:
@@ -69,7 +71,16 @@ class LLMRequest:
     max_tokens: int
 
 
-LLMCallback = Callable[[LLMRequest], Awaitable[str]]
+@dataclass(frozen=True)
+class LLMReply:
+    """An LLM callback's answer with what the call cost (0 for a cache hit)."""
+
+    text: str
+    cost_usd: float = 0.0
+
+
+LLMCallback = Callable[[LLMRequest], Awaitable[str | LLMReply]]
+"""Answers one ``ctx.call_llm``: a plain text (costing nothing) or an :class:`LLMReply`."""
 
 
 @dataclass(frozen=True)

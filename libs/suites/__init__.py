@@ -82,19 +82,41 @@ def validate_suite(suite: Suite, source: str = "<suite>") -> None:
     from agenteval import graders  # registers the built-in graders
 
     problems: list[str] = []
-    for gi, spec in enumerate(suite.graders):
+    specs = [(f"{source}: graders[{gi}]", spec) for gi, spec in enumerate(suite.graders)]
+    for ci, case in enumerate(suite.cases):
+        where = f"{source}: cases[{ci}] (id {case.id!r})"
+        specs += [(f"{where}: graders[{gi}]", spec) for gi, spec in enumerate(case.graders)]
+    for where, spec in specs:
         try:
             graders.validate_spec(spec)
         except ValueError as exc:
-            problems.append(f"{source}: graders[{gi}]: {exc}")
-    for ci, case in enumerate(suite.cases):
-        for gi, spec in enumerate(case.graders):
-            try:
-                graders.validate_spec(spec)
-            except ValueError as exc:
-                problems.append(f"{source}: cases[{ci}] (id {case.id!r}): graders[{gi}]: {exc}")
+            problems.append(f"{where}: {exc}")
+            continue
+        problems += _import_problems(spec, suite.allowed_imports, where)
     if problems:
         raise SuiteError("\n".join(problems))
+
+
+def _import_problems(spec: GraderSpec, suite_allowed: list[str], where: str) -> list[str]:
+    """Imports of an inline eval function that neither the suite nor the grader allows.
+
+    Only known once the suite is: the grader's own parameter check leaves them out.
+    """
+    code = spec.params.get("code")
+    if spec.name != "eval_function" or not isinstance(code, str):
+        return []
+    from agenteval.sandbox import check_code
+
+    allowed = [*suite_allowed, *spec.params.get("allowed_imports", [])]
+    try:
+        found = check_code(code, allowed, spec.params.get("function"))
+    except ValueError:
+        return []  # a malformed allowed_imports entry is reported by the parameter check
+    return [
+        f"{where}: in the eval function's code at {p.message}; allow it with the suite's allowed_imports"
+        for p in found
+        if p.rule == "import_not_allowed"
+    ]
 
 
 def load_suite(path: str | Path) -> Suite:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from faststream.nats import NatsBroker
 
@@ -14,16 +14,20 @@ from agenteval.grader.eval_code import EvalCodeTester
 from agenteval.grader.grpc_api import GraderServicer
 from agenteval.grader.service import GraderService
 from agenteval.grader.settings import GraderSettings
-from agenteval.runtime.bus import publish_many
+from agenteval.runtime.bus import connection_of, publish_many
 from agenteval.runtime.grpc_server import GrpcServer
 from agenteval.runtime.host import ServiceHost
 from agenteval.runtime.settings import CommonSettings
+from agenteval.runtime.transcript_bucket import TranscriptBucket
 from agenteval.v1 import grader_pb2, grader_pb2_grpc
+
+if TYPE_CHECKING:
+    from agenteval.sandbox import LLMReply, LLMRequest
 
 
 class LLMBroker:
     """The one way eval functions reach an LLM (``ctx.call_llm``): through the grader's client,
-    with its retries and content cache, and counted in cost."""
+    with its retries and content cache, each call charged to its grade at its own cost."""
 
     DEFAULT_MODEL = "claude-haiku-4-5"
 
@@ -43,17 +47,20 @@ class LLMBroker:
             client = self.services["llm"] = LLMClient(cache=cache)
         return client
 
-    async def __call__(self, request: Any) -> str:
+    async def __call__(self, request: LLMRequest) -> LLMReply:
+        from agenteval.sandbox import LLMReply
+
         resp = await self.client().complete(
             request.prompt,
             model=request.model or self.DEFAULT_MODEL,
+            temperature=request.temperature,
             max_tokens=request.max_tokens,
             cache_tag="eval_function",
         )
         self.calls += 1
         self.cost_usd += resp.cost_usd
-        self.services["llm_cost_per_call"] = self.cost_usd / self.calls
-        return str(resp.text)
+        # The pool adds this to the calling trace's result: a cache hit costs 0, a fresh call its price.
+        return LLMReply(text=str(resp.text), cost_usd=float(resp.cost_usd))
 
 
 class SavedEvals:
@@ -175,7 +182,10 @@ class GraderComponent:
 
     def register_handlers(self, broker: NatsBroker) -> None:
         self.broker = broker
-        handlers.register(broker, self.service, self.common.subjects, self._publish, self.settings.batch_size)
+        transcripts = TranscriptBucket(lambda: connection_of(broker), self.common.subjects)
+        handlers.register(
+            broker, self.service, self.common.subjects, self._publish, self.settings.batch_size, transcripts
+        )
 
     def register_grpc(self, server: GrpcServer) -> None:
         server.add(

@@ -1,7 +1,9 @@
 """TestEvalCode: run an eval function over labeled traces and measure its accuracy.
 
 Score >= 0.5 predicts "positive". A trace the code fails on counts as an error (and as
-not correct); code that cannot run at all is reported once, as ``code_error``.
+not correct); code that cannot run at all is reported once, as ``code_error``. Traces
+reach the code with ``tool_calls`` as graders give them (:meth:`Trace.to_eval_dict`), so
+an eval function scores the same here as in a suite.
 """
 
 from __future__ import annotations
@@ -17,6 +19,20 @@ POSITIVE, NEGATIVE = "positive", "negative"
 LABEL_TO_PB = {POSITIVE: grader_pb2.LABEL_POSITIVE, NEGATIVE: grader_pb2.LABEL_NEGATIVE}
 LABEL_FROM_PB = {v: k for k, v in LABEL_TO_PB.items()}
 MAX_MISMATCHES = 200
+MAX_TIMEOUT_S = 60.0
+"""Longest per-trace timeout a caller may ask for (as for eval_function graders)."""
+
+
+def with_tool_calls(trace: Any) -> Any:
+    """``trace`` with ``tool_calls`` (its tool_call steps) added when missing.
+
+    Stored traces (``Trace.model_dump_json``) have every field but that one. Cheaper than
+    validating each trace again, which would cost about as much as running the code.
+    """
+    if not isinstance(trace, dict) or "tool_calls" in trace or not isinstance(trace.get("steps"), list):
+        return trace
+    calls = [s for s in trace["steps"] if isinstance(s, dict) and s.get("type") == "tool_call"]
+    return {**trace, "tool_calls": calls}
 
 
 @dataclass
@@ -70,12 +86,22 @@ class EvalCodeTester:
         for _, _, label in traces:
             if label not in (POSITIVE, NEGATIVE):
                 raise InvalidArgument(f"label must be 'positive' or 'negative', got {label!r}")
-        problems = check_code(code, allowed_imports=allowed_imports or ())
+        if timeout_s is not None and not 0 < timeout_s <= MAX_TIMEOUT_S:
+            raise InvalidArgument(
+                f"timeout_s must be above 0 and at most {MAX_TIMEOUT_S:g}, got {timeout_s:g}"
+            )
+        try:
+            problems = check_code(code, allowed_imports=allowed_imports or ())
+        except ValueError as exc:  # a malformed allowed_imports entry
+            raise InvalidArgument(str(exc)) from None
         if problems:
             msg = "; ".join(f"{p.rule}: {p.message}" for p in problems)
             return EvalCodeReport(0.0, len(traces), 0, 0, len(traces), [], code_error=msg)
         results = await self.pool.run_batch(
-            code, [t for _, t, _ in traces], allowed_imports=allowed_imports or (), timeout_s=timeout_s
+            code,
+            [with_tool_calls(t) for _, t, _ in traces],
+            allowed_imports=allowed_imports or (),
+            timeout_s=timeout_s,
         )
         correct = incorrect = errors = 0
         mismatches: list[Mismatch] = []

@@ -24,8 +24,8 @@ class GraderService:
 
     async def _grade(self, done: TrialCompleted) -> TrialGraded:
         started = time.perf_counter()
-        ctx = GradeContext(case=done.case, services=self.services)
-        ctx.services.setdefault("allowed_imports", done.allowed_imports)
+        # Each trial's own suite decides what its eval functions may import: one grader serves many suites.
+        ctx = GradeContext(case=done.case, services=self.services, allowed_imports=done.allowed_imports)
         trace = done.trace
         specs: Sequence[GraderSpec] = done.graders
         grades = [await run_grader(spec, trace, ctx) for spec in specs]

@@ -84,3 +84,30 @@ def test_invalid_suites_are_explained(tmp_path: Path, text: str, fragment: str) 
 def test_missing_file(tmp_path: Path) -> None:
     with pytest.raises(SuiteError, match="no such suite file"):
         load_suite(tmp_path / "nope.yaml")
+
+
+EVAL_SUITE = """
+name: evals
+allowed_imports: [pathlib]
+cases:
+  - id: c1
+    input: hi
+    graders:
+      - eval_function:
+          code: "import os\\nimport pathlib\\ndef eval_x(trace, ctx=None):\\n    return 1.0, ''\\n"
+"""
+
+
+def test_eval_function_imports_are_checked_against_the_suite_at_load(tmp_path: Path) -> None:
+    with pytest.raises(SuiteError) as exc:
+        load_suite(write(tmp_path, EVAL_SUITE))
+    msg = str(exc.value)
+    assert "cases[0] (id 'c1'): graders[0]" in msg and "import of 'os' is not allowed" in msg
+    assert "pathlib" not in msg.split("import of")[1].split("(")[0]  # the suite allows pathlib
+    allowed = EVAL_SUITE.replace("[pathlib]", "[pathlib, os]")
+    assert load_suite(write(tmp_path, allowed)).allowed_imports == ["pathlib", "os"]
+
+
+def test_suite_allowed_imports_must_be_top_level_module_names(tmp_path: Path) -> None:
+    with pytest.raises(SuiteError, match=r"allowed_imports: .*got 'os\.path'"):
+        load_suite(write(tmp_path, EVAL_SUITE.replace("[pathlib]", "[pathlib, os.path]")))

@@ -7,9 +7,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import grpc
 import pytest
 
 from agenteval.client import Client
+from agenteval.contracts.errors import InvalidArgument
 from agenteval.grader.eval_code import EvalCodeTester
 from agenteval.sandbox import SandboxPool
 from agenteval.stack import EmbeddedStack
@@ -68,6 +70,31 @@ async def test_code_that_breaks_a_rule_is_reported_once(tester: EvalCodeTester) 
     assert report.correct == 0 and report.errors == len(LABELED)
 
 
+async def test_traces_reach_the_code_as_graders_give_them(tester: EvalCodeTester) -> None:
+    # Stored and imported traces carry steps only; eval functions (generated ones too) read
+    # trace["tool_calls"] and trace["output"], as they do when grading a suite.
+    stored = {"steps": [{"type": "tool_call", "name": "t", "arguments": {}, "error": "timeout"}]}
+    odd = {"steps": "not a list", "tool_calls": []}  # not a valid trace: passed on as given
+    code = CODE.replace('if trace["output"] == "boom"', 'if trace.get("output") == "boom"')
+    report = await tester.test(code, [("stored", stored, "negative"), ("odd", odd, "positive")])
+    assert (report.correct, report.errors) == (2, 0), report.mismatches
+
+
+@pytest.mark.parametrize(
+    "kwargs, fragment",
+    [
+        ({"allowed_imports": ["os.path"]}, "top-level module names, got 'os.path'"),
+        ({"timeout_s": -1.0}, "timeout_s must be above 0"),
+        ({"timeout_s": 3600.0}, "at most 60"),
+    ],
+)
+async def test_bad_request_options_are_invalid_arguments(
+    tester: EvalCodeTester, kwargs: dict, fragment: str
+) -> None:
+    with pytest.raises(InvalidArgument, match=fragment):
+        await tester.test(CODE, LABELED, **kwargs)
+
+
 async def test_test_eval_code_over_grpc(tmp_path: Path) -> None:
     to_pb = {"positive": grader_pb2.LABEL_POSITIVE, "negative": grader_pb2.LABEL_NEGATIVE}
     request = grader_pb2.TestEvalCodeRequest(
@@ -79,8 +106,13 @@ async def test_test_eval_code_over_grpc(tmp_path: Path) -> None:
     )
     async with EmbeddedStack(tmp_path / "d") as stack, Client(stack.target) as client:
         resp = await client.grader.TestEvalCode(request)
+        bad = grader_pb2.TestEvalCodeRequest(code=CODE, traces=request.traces, allowed_imports=["os.path"])
+        with pytest.raises(grpc.aio.AioRpcError) as exc:
+            await client.grader.TestEvalCode(bad)
     assert (resp.total, resp.correct, resp.incorrect, resp.errors) == (5, 3, 1, 1)
     assert {m.trace_id for m in resp.mismatches} == {"mislabeled", "raises"}
+    assert exc.value.code() == grpc.StatusCode.INVALID_ARGUMENT, exc.value
+    assert "os.path" in (exc.value.details() or "")
 
 
 def test_cli_evals_check(tmp_path: Path) -> None:

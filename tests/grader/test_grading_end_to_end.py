@@ -28,11 +28,10 @@ def eval_llm_says(trace, ctx=None):
     return (1.0 if verdict.strip() == "yes" else 0.0), "llm said " + verdict
 """
 
+# Passes the checks at suite load (an unallowed import would not); stopped in the sandbox.
 HOSTILE = """
-import os
-
 def eval_evil(trace, ctx=None):
-    return 1.0, os.getcwd()
+    return 1.0, str(getattr((), "__cla" + "ss__"))
 """
 
 
@@ -88,8 +87,12 @@ async def test_each_grader_kind_through_the_services(
         store = next(c for c in stack.host.components if c.name == "transcript_store")
         row = await store.repo.get_trial(f"{run.run_id}/eval-llm/0")
         assert cases["eval-llm"].passes == 2, row["grades_json"]
+        (llm_eval,) = [g for g in json.loads(row["grades_json"]) if g["name"] == "eval_function"]
+        assert llm_eval["cost_usd"] > 0, "ctx.call_llm is counted in the grade's cost"
         assert cases["judge"].passes == 2 and cases["judge"].grader_scores["llm_rubric"] == 0.9
         assert cases["hostile"].passes == 0
+        hostile = await store.repo.get_trial(f"{run.run_id}/hostile/0")
+        assert "forbidden_attribute" in hostile["grades_json"], hostile["grades_json"]
 
         trials = await client.trials(run.run_id, case_id="hostile")
         assert len(trials) == 2

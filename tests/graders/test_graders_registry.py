@@ -120,6 +120,7 @@ def test_bad_params_fail_at_load_with_a_clear_message(
     with pytest.raises(ValueError, match=f"bad parameters for grader '{name}'") as exc:
         validate_spec(GraderSpec(name=name, params=params))
     assert fragment in str(exc.value)
+    assert "Value error," not in str(exc.value)  # pydantic's prefix says nothing to a suite author
 
 
 MALFORMED = [
@@ -179,3 +180,21 @@ async def test_run_grader_turns_errors_into_failed_grades() -> None:
     assert not bad.passed and bad.error and "invalid regex" in bad.error
     no_expectation = await run_grader(GraderSpec(name="tool_selection", params={}), trace(), GradeContext())
     assert not no_expectation.passed and no_expectation.error and "expected_tools" in no_expectation.error
+
+
+async def test_missing_saved_eval_fails_the_grade_with_the_servers_reason() -> None:
+    import grpc
+
+    async def eval_source(name: str, version: int) -> str:
+        raise grpc.aio.AioRpcError(
+            grpc.StatusCode.NOT_FOUND,
+            grpc.aio.Metadata(),
+            grpc.aio.Metadata(),
+            details=f"no saved eval {name!r} version {version}",
+            debug_error_string="NOT_FOUND: internal debug text",
+        )
+
+    ctx = GradeContext(case=case(), services={"eval_source": eval_source})
+    grade = await run_grader(GraderSpec(name="eval:nope@3", params={}), trace(), ctx)
+    assert not grade.passed and grade.error == "LookupError: no saved eval 'nope' version 3", grade.error
+    assert grade.explanation == f"grader could not run: {grade.error}"

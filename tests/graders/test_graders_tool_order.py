@@ -71,5 +71,6 @@ def test_selection_takes_expected_tools_from_the_case() -> None:
 
 
 def test_selection_without_any_expectation_is_a_grader_error() -> None:
-    with pytest.raises(ValueError, match="expected_tools"):
+    with pytest.raises(ValueError, match="expected_tools") as exc:
         grade("tool_selection", calls_of("x"), {}, ctx_case=case())
+    assert "tool_selection_judge" in str(exc.value)  # the judged scorer for cases without expectations

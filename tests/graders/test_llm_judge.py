@@ -352,6 +352,20 @@ def test_parse_verdict_rejects_anything_else(reply: str, problem: str) -> None:
         parse_verdict(reply)
 
 
+@pytest.mark.parametrize("name", ["llm_rubric", "reasoning_quality", "tool_selection_judge"])
+async def test_judges_read_malformed_traces(
+    server: FakeAnthropicServer, client: LLMClient, name: str
+) -> None:
+    from tests.graders.test_graders_registry import MALFORMED
+
+    server.handler = lambda body: json.dumps({"score": 0.5, "passed": True, "reasoning": "read it"})
+    params = RUBRIC if name == "llm_rubric" else {}
+    for t in MALFORMED:
+        grade = await judge(name, client, params, trace=t)
+        assert grade.error is None and grade.score == 0.5, f"{name} on {t!r}: {grade.error}"
+    assert len(server.message_requests) == len(MALFORMED)
+
+
 def test_long_transcripts_are_cut_sensibly() -> None:
     steps = [{"type": "tool_call", "name": f"t{i}", "result": "r" * 5000} for i in range(200)]
     text = render_transcript(

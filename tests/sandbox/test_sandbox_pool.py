@@ -12,7 +12,7 @@ import pytest
 import pytest_asyncio
 
 from agenteval.contracts.trace import Step, Trace
-from agenteval.sandbox import EvalResult, LLMRequest, SandboxLimits, SandboxPool
+from agenteval.sandbox import EvalResult, LLMReply, LLMRequest, SandboxLimits, SandboxPool
 
 REFUND_EVAL = '''
 import re
@@ -204,6 +204,29 @@ def eval_judged(trace, ctx=None):
     assert (result.score, result.explanation, result.error, result.llm_calls) == (1.0, "YES/NO", None, 2)
     assert seen[0] == LLMRequest("Did the agent refund? I issued a refund", "claude-haiku", 0.0, 5)
     assert seen[1] == LLMRequest("Was it polite?", None, 0.5, 1000)
+
+
+async def test_each_trace_is_charged_the_cost_its_own_llm_calls_report() -> None:
+    async def priced_llm(request: LLMRequest) -> LLMReply:
+        # a cache hit costs nothing; other calls cost what their prompt says
+        return LLMReply("ok", 0.0 if "cached" in request.prompt else float(request.prompt.split()[-1]))
+
+    code = """
+def eval_priced(trace, ctx=None):
+    for prompt in trace["prompts"]:
+        ctx.call_llm(prompt)
+    return 1.0, "ok"
+"""
+    traces = [
+        {"prompts": ["p 0.25", "p 0.5"]},
+        {"prompts": ["cached"]},
+        {"prompts": []},
+        {"prompts": ["p 2"]},
+    ]
+    async with SandboxPool(workers=1, llm=priced_llm) as pool:
+        results = await pool.run_batch(code, traces)
+    assert [r.llm_calls for r in results] == [2, 1, 0, 1]
+    assert [r.llm_cost_usd for r in results] == [0.75, 0.0, 0.0, 2.0]
 
 
 async def test_without_an_llm_call_llm_raises_inside_the_eval(pool: SandboxPool) -> None:
