@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -11,6 +12,26 @@ from agenteval.contracts.pb import TRIAL_STATUS_FROM_PB, TRIAL_STATUS_TO_PB
 from agenteval.transcript_store.datasets import DatasetRepository, check_dataset_name
 from agenteval.transcript_store.repository import TranscriptRepository
 from agenteval.v1 import transcripts_pb2, transcripts_pb2_grpc
+
+
+def grades_to_pb(grades_json: str | None) -> list[transcripts_pb2.TrialGrade]:
+    """The stored grades (GradeRecord dicts as JSON) as messages; none until graded."""
+    if not grades_json:
+        return []
+    return [
+        transcripts_pb2.TrialGrade(
+            name=g["name"],
+            params_json=json.dumps(g.get("params") or {}, sort_keys=True),
+            score=g.get("score") or 0.0,
+            passed=bool(g.get("passed")),
+            explanation=g.get("explanation") or "",
+            error=g.get("error") or "",
+            input_tokens=g.get("input_tokens") or 0,
+            output_tokens=g.get("output_tokens") or 0,
+            cost_usd=g.get("cost_usd") or 0.0,
+        )
+        for g in json.loads(grades_json)
+    ]
 
 
 def trial_to_pb(row: dict[str, Any], with_trace: bool = True) -> transcripts_pb2.Trial:
@@ -23,6 +44,9 @@ def trial_to_pb(row: dict[str, Any], with_trace: bool = True) -> transcripts_pb2
         trace_json=(row["trace_json"] or "") if with_trace else "",
         latency_ms=row["latency_ms"] or 0.0,
         created_at=row["created_at"].isoformat() if row["created_at"] else "",
+        passed=row["passed"],
+        score=row["score"],
+        grades=grades_to_pb(row["grades_json"]),
     )
 
 
@@ -54,7 +78,7 @@ class TranscriptServicer(transcripts_pb2_grpc.TranscriptServiceServicer):
     async def ImportTraces(
         self, request_iterator: AsyncIterator[transcripts_pb2.ImportTracesRequest], context: Any
     ) -> transcripts_pb2.ImportTracesResponse:
-        from agenteval.transcript_store.importers import import_traces
+        from agenteval.importers import import_traces
 
         dataset, fmt, size = "", "auto", 0
         chunks: list[bytes] = []
@@ -75,7 +99,10 @@ class TranscriptServicer(transcripts_pb2_grpc.TranscriptServiceServicer):
             dataset_version=version,
             imported=imported,
             duplicates=duplicates,
-            problems=[transcripts_pb2.ImportProblem(line=p.line, reason=p.reason) for p in result.problems],
+            problems=[
+                transcripts_pb2.ImportProblem(line=p.line, reason=p.reason, unit=p.unit)
+                for p in result.problems
+            ],
             format=result.format,
         )
 

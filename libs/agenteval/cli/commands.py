@@ -246,7 +246,8 @@ def trials(
     server: Server = None,
     json_out: JsonOut = False,
 ) -> None:
-    """List the stored transcripts of a run."""
+    """List the stored transcripts of a run, with each grader's verdict and explanation."""
+    from rich.markup import escape
     from rich.table import Table
 
     from agenteval.contracts.pb import TRIAL_STATUS_FROM_PB
@@ -263,6 +264,23 @@ def trials(
             "trial_index": t.trial_index,
             "status": TRIAL_STATUS_FROM_PB.get(t.status, "unknown"),
             "latency_ms": t.latency_ms,
+            # None until the trial is graded
+            "passed": t.passed if t.HasField("passed") else None,
+            "score": t.score if t.HasField("score") else None,
+            "grades": [
+                {
+                    "name": g.name,
+                    "params": json.loads(g.params_json) if g.params_json else {},
+                    "score": g.score,
+                    "passed": g.passed,
+                    "explanation": g.explanation,
+                    "error": g.error or None,
+                    "input_tokens": g.input_tokens,
+                    "output_tokens": g.output_tokens,
+                    "cost_usd": g.cost_usd,
+                }
+                for g in t.grades
+            ],
             "trace": json.loads(t.trace_json) if t.trace_json else None,
         }
         for t in found
@@ -270,14 +288,37 @@ def trials(
     if json_out:
         print_json({"trials": docs})
         return
-    table = Table("trial", "status", "ms", "tools", "output")
+    table = Table("trial", "status", "verdict", "score", "ms", "tools", "output")
     for d in docs:
         trace = d["trace"] or {}
         tools = ", ".join(s.get("name") or "" for s in trace.get("steps", []) if s.get("type") == "tool_call")
         table.add_row(
-            d["trial_id"], d["status"], f"{d['latency_ms']:.1f}", tools, (trace.get("output") or "")[:80]
+            d["trial_id"],
+            d["status"],
+            _verdict(d["passed"]),
+            "" if d["score"] is None else f"{d['score']:.2f}",
+            f"{d['latency_ms']:.1f}",
+            tools,
+            (trace.get("output") or "")[:80],
         )
     out.print(table)
+    # Explanations are printed in full, not squeezed into a table cell: they say why a score is what it is.
+    for d in docs:
+        if not d["grades"]:
+            continue
+        out.print(f"[bold]{escape(d['trial_id'])}[/] {_verdict(d['passed'])}", highlight=False)
+        for g in d["grades"]:
+            params = f" {escape(json.dumps(g['params'], sort_keys=True))}" if g["params"] else ""
+            line = f"  {_verdict(g['passed'])} {escape(g['name'])}{params} {g['score']:.2f}: {escape(g['explanation'])}"
+            if g["error"]:
+                line += f" [red](error: {escape(g['error'])})[/]"
+            out.print(line, highlight=False, soft_wrap=True)
+
+
+def _verdict(passed: bool | None) -> str:
+    if passed is None:
+        return "[dim]not graded[/]"
+    return "[green]pass[/]" if passed else "[red]fail[/]"
 
 
 _ = asyncio  # the commands above run through run_async

@@ -8,7 +8,7 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class Trial(_message.Message):
-    __slots__ = ("trial_id", "run_id", "case_id", "trial_index", "status", "trace_json", "latency_ms", "created_at")
+    __slots__ = ("trial_id", "run_id", "case_id", "trial_index", "status", "trace_json", "latency_ms", "created_at", "passed", "score", "grades")
     TRIAL_ID_FIELD_NUMBER: _ClassVar[int]
     RUN_ID_FIELD_NUMBER: _ClassVar[int]
     CASE_ID_FIELD_NUMBER: _ClassVar[int]
@@ -17,6 +17,9 @@ class Trial(_message.Message):
     TRACE_JSON_FIELD_NUMBER: _ClassVar[int]
     LATENCY_MS_FIELD_NUMBER: _ClassVar[int]
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    PASSED_FIELD_NUMBER: _ClassVar[int]
+    SCORE_FIELD_NUMBER: _ClassVar[int]
+    GRADES_FIELD_NUMBER: _ClassVar[int]
     trial_id: str
     run_id: str
     case_id: str
@@ -25,7 +28,32 @@ class Trial(_message.Message):
     trace_json: str
     latency_ms: float
     created_at: str
-    def __init__(self, trial_id: _Optional[str] = ..., run_id: _Optional[str] = ..., case_id: _Optional[str] = ..., trial_index: _Optional[int] = ..., status: _Optional[_Union[_common_pb2.TrialStatus, str]] = ..., trace_json: _Optional[str] = ..., latency_ms: _Optional[float] = ..., created_at: _Optional[str] = ...) -> None: ...
+    passed: bool
+    score: float
+    grades: _containers.RepeatedCompositeFieldContainer[TrialGrade]
+    def __init__(self, trial_id: _Optional[str] = ..., run_id: _Optional[str] = ..., case_id: _Optional[str] = ..., trial_index: _Optional[int] = ..., status: _Optional[_Union[_common_pb2.TrialStatus, str]] = ..., trace_json: _Optional[str] = ..., latency_ms: _Optional[float] = ..., created_at: _Optional[str] = ..., passed: _Optional[bool] = ..., score: _Optional[float] = ..., grades: _Optional[_Iterable[_Union[TrialGrade, _Mapping]]] = ...) -> None: ...
+
+class TrialGrade(_message.Message):
+    __slots__ = ("name", "params_json", "score", "passed", "explanation", "error", "input_tokens", "output_tokens", "cost_usd")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    PARAMS_JSON_FIELD_NUMBER: _ClassVar[int]
+    SCORE_FIELD_NUMBER: _ClassVar[int]
+    PASSED_FIELD_NUMBER: _ClassVar[int]
+    EXPLANATION_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    INPUT_TOKENS_FIELD_NUMBER: _ClassVar[int]
+    OUTPUT_TOKENS_FIELD_NUMBER: _ClassVar[int]
+    COST_USD_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    params_json: str
+    score: float
+    passed: bool
+    explanation: str
+    error: str
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float
+    def __init__(self, name: _Optional[str] = ..., params_json: _Optional[str] = ..., score: _Optional[float] = ..., passed: _Optional[bool] = ..., explanation: _Optional[str] = ..., error: _Optional[str] = ..., input_tokens: _Optional[int] = ..., output_tokens: _Optional[int] = ..., cost_usd: _Optional[float] = ...) -> None: ...
 
 class GetTrialRequest(_message.Message):
     __slots__ = ("trial_id",)
@@ -140,12 +168,14 @@ class ImportTracesRequest(_message.Message):
     def __init__(self, dataset: _Optional[str] = ..., format: _Optional[str] = ..., chunk: _Optional[bytes] = ...) -> None: ...
 
 class ImportProblem(_message.Message):
-    __slots__ = ("line", "reason")
+    __slots__ = ("line", "reason", "unit")
     LINE_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
+    UNIT_FIELD_NUMBER: _ClassVar[int]
     line: int
     reason: str
-    def __init__(self, line: _Optional[int] = ..., reason: _Optional[str] = ...) -> None: ...
+    unit: str
+    def __init__(self, line: _Optional[int] = ..., reason: _Optional[str] = ..., unit: _Optional[str] = ...) -> None: ...
 
 class ImportTracesResponse(_message.Message):
     __slots__ = ("dataset", "dataset_version", "imported", "duplicates", "problems", "format")

@@ -1,0 +1,121 @@
+"""Trials over the real gRPC server carry each grader's verdict and explanation."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+
+import pytest
+
+from agenteval.client import Client
+from agenteval.contracts.events import GradeRecord, TrialCompleted, TrialGraded
+from agenteval.contracts.suite import Case
+from agenteval.contracts.trace import Trace
+from agenteval.runtime.grpc_server import GrpcServer
+from agenteval.storage import create_engine, upgrade
+from agenteval.transcript_store.app import MIGRATIONS
+from agenteval.transcript_store.datasets import DatasetRepository
+from agenteval.transcript_store.grpc_api import TranscriptServicer
+from agenteval.transcript_store.repository import TranscriptRepository
+from agenteval.v1 import transcripts_pb2, transcripts_pb2_grpc
+
+
+def completed(i: int) -> TrialCompleted:
+    trace = Trace(input=[{"role": "user", "content": "hi"}], output=f"answer {i}", latency_ms=5.0)
+    return TrialCompleted(
+        event_id=f"e{i}",
+        run_id="r1",
+        trial_id=f"r1/c/{i}",
+        case=Case(id="c", input="hi"),
+        graders=[],
+        trial_index=i,
+        trials_total=3,
+        trace=trace,
+    )
+
+
+def graded(i: int) -> TrialGraded:
+    grades = [
+        GradeRecord(
+            name="tool_called",
+            params={"tool": "search"},
+            score=1.0,
+            passed=True,
+            explanation="search was called once",
+        ),
+        GradeRecord(
+            name="llm_judge",
+            params={"rubric": "polite"},
+            score=0.0 if i else 1.0,
+            passed=not i,
+            explanation="the answer is rude" if i else "the answer is polite",
+            error="judge timed out" if i == 1 else None,
+            input_tokens=120,
+            output_tokens=30,
+            cost_usd=0.002,
+        ),
+    ]
+    return TrialGraded(
+        event_id=f"g{i}",
+        run_id="r1",
+        trial_id=f"r1/c/{i}",
+        case_id="c",
+        trial_index=i,
+        trials_total=3,
+        status="ok",
+        passed=not i,
+        score=sum(g.score for g in grades) / len(grades),
+        latency_ms=5.0,
+        grades=grades,
+    )
+
+
+@pytest.fixture
+async def client(db_url: str) -> AsyncIterator[Client]:
+    """A transcript store with trials 0 and 1 graded and trial 2 not yet, behind a real gRPC server."""
+    engine = create_engine(db_url)
+    await upgrade(engine, "transcript_store", MIGRATIONS)
+    repo = TranscriptRepository(engine)
+    await repo.store_completed([completed(0), completed(1), completed(2)])
+    await repo.store_graded([graded(0), graded(1)])
+    server = GrpcServer()
+    server.add(
+        transcripts_pb2_grpc.add_TranscriptServiceServicer_to_server,
+        TranscriptServicer(repo, DatasetRepository(engine)),
+        [transcripts_pb2.DESCRIPTOR.services_by_name["TranscriptService"].full_name],
+    )
+    await server.start()
+    try:
+        async with Client(server.target) as c:
+            yield c
+    finally:
+        await server.stop(0)
+        await engine.dispose()
+
+
+async def test_list_and_get_trials_explain_every_grade(client: Client) -> None:
+    trials = await client.trials("r1", summary_only=True)
+    assert [t.trial_index for t in trials] == [0, 1, 2]
+    first, second, ungraded = trials
+    assert first.HasField("passed") and first.passed and first.score == 1.0
+    assert [g.name for g in first.grades] == ["tool_called", "llm_judge"]
+    tool, judge = first.grades
+    assert json.loads(tool.params_json) == {"tool": "search"}
+    assert tool.passed and tool.score == 1.0 and tool.explanation == "search was called once"
+    assert tool.error == "" and tool.input_tokens == 0 and tool.cost_usd == 0.0
+    assert judge.explanation == "the answer is polite"
+    assert (judge.input_tokens, judge.output_tokens, judge.cost_usd) == (120, 30, 0.002)
+
+    assert second.HasField("passed") and not second.passed and second.score == 0.5
+    failed = second.grades[1]
+    assert not failed.passed and failed.score == 0.0
+    assert failed.explanation == "the answer is rude" and failed.error == "judge timed out"
+
+    # a trial not graded yet says so instead of looking failed
+    assert not ungraded.HasField("passed") and not ungraded.HasField("score") and not ungraded.grades
+
+    one = (await client.transcripts.GetTrial(transcripts_pb2.GetTrialRequest(trial_id="r1/c/1"))).trial
+    assert one.trace_json and [g.explanation for g in one.grades] == [
+        "search was called once",
+        "the answer is rude",
+    ]
