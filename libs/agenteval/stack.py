@@ -20,12 +20,15 @@ from agenteval.runtime.settings import CommonSettings
 SERVICES = ("runner", "grader", "metrics", "transcript_store", "eval_generator")
 
 
-def component(name: str, common: CommonSettings) -> Component:
-    """The component of service ``name``."""
+def component(name: str, common: CommonSettings, embedded: bool = False) -> Component:
+    """The component of service ``name`` (``embedded``: the one runner of an embedded stack)."""
     factory: Callable[[CommonSettings], Any]
     if name == "runner":
         from agenteval.runner.app import RunnerComponent
+        from agenteval.runner.settings import RunnerSettings
 
+        if embedded:  # the only runner: its own limit per run is exact, no shared window needed
+            return RunnerComponent(common, RunnerSettings(shared_limit=False))
         factory = RunnerComponent
     elif name == "grader":
         from agenteval.grader.app import GraderComponent
@@ -48,18 +51,23 @@ def component(name: str, common: CommonSettings) -> Component:
     return factory(common)
 
 
-def grpc_address_of(name: str) -> str:
-    """The listen address a service uses when it runs alone (from its own settings)."""
-    mod = {
+def settings_class_of(name: str) -> Any:
+    """The pydantic settings class of service ``name`` (its env prefix and fields)."""
+    import importlib
+
+    module, cls = {
         "runner": ("agenteval.runner.settings", "RunnerSettings"),
         "grader": ("agenteval.grader.settings", "GraderSettings"),
         "metrics": ("agenteval.metrics.settings", "MetricsSettings"),
         "transcript_store": ("agenteval.transcript_store.settings", "TranscriptSettings"),
         "eval_generator": ("agenteval.eval_generator.settings", "EvalGeneratorSettings"),
     }[name]
-    import importlib
+    return getattr(importlib.import_module(module), cls)
 
-    return getattr(importlib.import_module(mod[0]), mod[1])().grpc_address
+
+def grpc_address_of(name: str) -> str:
+    """The listen address a service uses when it runs alone (from its own settings)."""
+    return settings_class_of(name)().grpc_address
 
 
 class EmbeddedStack:
@@ -97,7 +105,9 @@ class EmbeddedStack:
         common = CommonSettings(
             nats_url=self.nats.url, data_dir=self.data_dir, database_url=None, metrics_port=self.metrics_port
         )
-        self.host = ServiceHost([component(name, common) for name in SERVICES], common, self.grpc_address)
+        self.host = ServiceHost(
+            [component(name, common, embedded=True) for name in SERVICES], common, self.grpc_address
+        )
         try:
             await self.host.start()
         except BaseException:

@@ -94,6 +94,25 @@ def test_a_bad_suite_is_explained_without_a_traceback(tmp_path: Path) -> None:
     assert proc.returncode == 2 and "no such suite file" in proc.stderr
 
 
+def test_a_bad_setting_is_named_by_its_variable_and_nothing_is_stored(tmp_path: Path) -> None:
+    for var, value, rule in [
+        ("AGENTEVAL_RUNNER_TRIAL_ACK_WAIT_S", "0", "greater than or equal to 1"),
+        ("AGENTEVAL_BUS_MAX_AGE_S", "-5", "greater than or equal to 0"),
+    ]:
+        proc = subprocess.run(
+            [*CLI, "run", "examples/support_suite.yaml", "-k", "1", "--data-dir", str(tmp_path / "d")],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env={**os.environ, var: value},
+        )
+        assert proc.returncode == 2, proc.stderr
+        assert var in proc.stderr and rule in proc.stderr
+        assert "Traceback" not in proc.stderr
+    assert not list((tmp_path / "d").glob("*.db")), "a rejected setting left databases behind"
+
+
 def test_up_serves_other_commands_and_stops_cleanly(tmp_path: Path) -> None:
     address = f"127.0.0.1:{free_port()}"
     up = subprocess.Popen(

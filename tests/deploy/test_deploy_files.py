@@ -14,6 +14,8 @@ from typing import Any
 import pytest
 import yaml
 
+from agenteval.stack import settings_class_of
+
 ROOT = Path(__file__).resolve().parents[2]
 COMPOSE = ROOT / "docker-compose.yml"
 PROMETHEUS = ROOT / "deploy/prometheus/prometheus.yml"
@@ -185,6 +187,24 @@ def test_latency_panel_shows_p50_p95_p99_from_the_trial_histogram(dashboard: dic
     assert quantiles == {"0.5", "0.95", "0.99"}
 
 
+def test_pass_at_k_panels_select_only_exported_k(dashboard: dict[str, Any]) -> None:
+    """The services export pass@k / pass^k for k = 1, 3, 5, 10 and n only: a panel pinned to
+    another k (say k="2") would stay empty for most runs."""
+    from agenteval.metrics.metrics import EXPORTED_K
+
+    k_panels = [
+        e
+        for _, e in _exprs(dashboard)
+        if {"agenteval_run_pass_at_k", "agenteval_run_pass_pow_k"} & metric_names(e)
+    ]
+    assert len(k_panels) >= 2, "no pass@k / pass^k panel"
+    for expr in k_panels:
+        for op, value in re.findall(r'\bk\s*(=~|!~|!=|=)\s*"([^"]*)"', expr):
+            assert op == "=" and int(value) in EXPORTED_K, (
+                f"k{op}{value!r} selects k values never exported: {expr}"
+            )
+
+
 def test_template_variables_suite_and_agent_version_come_from_label_values(
     dashboard: dict[str, Any],
 ) -> None:
@@ -306,3 +326,28 @@ def test_compose_agenteval_services_run_known_services_with_bus_and_database(
     assert served == KNOWN_SERVICES, f"services never deployed: {sorted(KNOWN_SERVICES - served)}"
     for dep in ("nats", "postgres"):
         assert dep in compose["services"]
+
+
+def test_every_service_is_told_where_the_services_it_calls_are(compose: dict[str, Any]) -> None:
+    """A service left without another's address dials its own (right only in embedded mode):
+    in compose the grader could not load saved evals, nor the eval generator read traces."""
+    services = _agenteval_services(compose)
+    served_port = {
+        svc["command"][2]: (name, svc["command"][4].rsplit(":", 1)[1]) for name, svc in services.items()
+    }
+    target_of = {"evalgen": "eval_generator", "transcripts": "transcript_store", "grader": "grader"}
+    for name, svc in services.items():
+        service = svc["command"][2]
+        settings = settings_class_of(service)
+        prefix = settings.model_config["env_prefix"]
+        env = svc.get("environment") or {}
+        for field in settings.model_fields:
+            if not field.endswith("_addr"):
+                continue
+            var = f"{prefix}{field.upper()}"
+            assert var in env, f"compose service {name} ({service}) lacks {var}"
+            host, port = env[var].rsplit(":", 1)
+            other = target_of[field.removesuffix("_addr")]
+            assert (host, port) == served_port[other], (
+                f"{name}: {var}={env[var]} is not where {other} listens"
+            )

@@ -13,6 +13,7 @@ from typing import Annotated, Any, TypeVar
 
 import grpc
 import typer
+from pydantic import ValidationError
 from rich.console import Console
 
 from agenteval.contracts.errors import AgentEvalError
@@ -65,7 +66,34 @@ def run_async(coro_fn: Callable[[], Awaitable[T]]) -> T:
         )
     except KeyboardInterrupt:
         fail("interrupted", 130)
+    except ValidationError as exc:
+        problem = settings_problem(exc)
+        if problem is None:
+            raise
+        fail(problem, 2)
     raise AssertionError("unreachable")
+
+
+def settings_problem(exc: ValidationError) -> str | None:
+    """A bad AGENTEVAL_* setting, named by its environment variable; None when ``exc`` is not
+    about settings."""
+    from pydantic_settings import BaseSettings
+
+    classes: list[type] = [BaseSettings]
+    found = None
+    while classes and found is None:
+        cls = classes.pop()
+        if cls.__name__ == exc.title and cls is not BaseSettings:
+            found = cls
+        classes.extend(cls.__subclasses__())
+    if found is None:
+        return None
+    prefix = found.model_config.get("env_prefix", "")  # type: ignore[attr-defined]
+    parts = []
+    for e in exc.errors():
+        var = f"{prefix}{'_'.join(str(p) for p in e['loc'])}".upper()
+        parts.append(f"{var}={e.get('input')!r}: {e['msg'].lower()}")
+    return "invalid setting " + "; ".join(parts)
 
 
 @asynccontextmanager
