@@ -54,7 +54,10 @@ def summary_to_pb(s: RunSummary) -> common_pb2.RunSummary:
         **d,
         latency=latency_to_pb(s.latency),
         cases=[case_to_pb(c) for c in s.cases],
-        tags=[common_pb2.TagSummary(**t.model_dump()) for t in s.tags],
+        tags=[
+            common_pb2.TagSummary(**t.model_dump(exclude={"latency"}), latency=latency_to_pb(t.latency))
+            for t in s.tags
+        ],
     )
 
 

@@ -60,6 +60,13 @@ class TagSummary(BaseModel):
     pass_at_k: dict[int, float] = Field(default_factory=dict)
     """Mean over the tag's cases of pass@k, for k up to the fewest trials of those cases."""
     pass_pow_k: dict[int, float] = Field(default_factory=dict)
+    latency: LatencySummary = Field(default_factory=LatencySummary)
+    """Latency percentiles over every trial of the tag's cases."""
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: float = 0.0
+    grader_scores: dict[str, float] = Field(default_factory=dict)
+    """Mean score per grader, over the trials of the tag's cases that ran it."""
 
 
 class RunSummary(BaseModel):

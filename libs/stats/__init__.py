@@ -5,7 +5,14 @@ tests, multiple-testing corrections, regression comparison of two runs, trial pl
 flakiness and token cost.
 """
 
-from agenteval.stats.compare import CaseComparison, Comparison, SuiteComparison, compare_runs
+from agenteval.stats.compare import (
+    CaseComparison,
+    Comparison,
+    GraderDelta,
+    SuiteComparison,
+    compare_grader_scores,
+    compare_runs,
+)
 from agenteval.stats.cost import PRICES_ENV, active_prices, cost_usd, known_model, load_prices
 from agenteval.stats.flaky import RunSpread, flake_rate_across_runs, flaky_cases
 from agenteval.stats.intervals import wilson_interval
@@ -24,12 +31,14 @@ __all__ = [
     "PRICES_VERSION",
     "CaseComparison",
     "Comparison",
+    "GraderDelta",
     "ModelPrice",
     "RunSpread",
     "SuiteComparison",
     "active_prices",
     "benjamini_hochberg",
     "bonferroni",
+    "compare_grader_scores",
     "compare_runs",
     "cost_usd",
     "detection_power",

@@ -12,6 +12,9 @@ Decision rules (both a practical and a statistical bar, so noise alone rarely fa
   alpha/2, Bonferroni: both adjusted p-values are doubled); then the chance that pure
   noise fails the comparison stays below alpha. `split_alpha=False` tests each at alpha.
 Cases in only one run are listed as added/removed and left out of every test.
+
+`compare_grader_scores` puts each grader's mean score per case side by side; scores are
+shown with their deltas, they do not decide (the verdicts come from pass counts).
 """
 
 from __future__ import annotations
@@ -90,6 +93,37 @@ class Comparison:
     split_alpha: bool
     passed: bool
     notes: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class GraderDelta:
+    """One grader's mean score on one case present in both runs."""
+
+    case_id: str
+    grader: str
+    baseline_score: float | None
+    """None when the grader did not run on the case in the baseline."""
+    candidate_score: float | None
+    delta: float | None
+    """candidate_score - baseline_score; None unless the grader ran in both runs."""
+
+
+def compare_grader_scores(
+    baseline: Mapping[str, Mapping[str, float]], candidate: Mapping[str, Mapping[str, float]]
+) -> list[GraderDelta]:
+    """Per case in both runs and per grader in either, the two mean scores and the delta.
+
+    Arguments map case id to {grader: mean score}; rows come in the baseline's case
+    order, graders sorted by name.
+    """
+    out: list[GraderDelta] = []
+    for case_id in (c for c in baseline if c in candidate):
+        b, c = baseline[case_id], candidate[case_id]
+        for grader in sorted(set(b) | set(c)):
+            bs, cs = b.get(grader), c.get(grader)
+            delta = cs - bs if bs is not None and cs is not None else None
+            out.append(GraderDelta(case_id, grader, bs, cs, delta))
+    return out
 
 
 def _verdict(delta: float, p: float, threshold: float, alpha: float) -> Verdict:

@@ -19,10 +19,11 @@ class MetricsRepository:
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
 
-    async def record(self, graded: Sequence[TrialGraded], costs: Sequence[float]) -> None:
-        """Store graded trials; a trial seen before is left as it was (idempotent)."""
+    async def record(self, graded: Sequence[TrialGraded], costs: Sequence[float]) -> list[dict[str, Any]]:
+        """Store graded trials; a trial seen before is left as it was (idempotent). Returns the
+        rows as offered (the shape :meth:`trials` reads back)."""
         if not graded:
-            return
+            return []
         rows = [
             {
                 "trial_id": g.trial_id,
@@ -55,6 +56,7 @@ class MetricsRepository:
         async with self.engine.begin() as conn:
             await conn.execute(insert_ignore(self.engine, runs), list(run_rows.values()))
             await conn.execute(insert_ignore(self.engine, trial_results), rows)
+        return rows
 
     async def progress(self, run_id: str) -> tuple[int, int, int, bool]:
         """(graded, passes, total, completed) of a run."""

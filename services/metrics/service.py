@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
 
 from agenteval.contracts.events import Event, RunCompleted, RunProgressed, TrialGraded
 from agenteval.contracts.subjects import Subjects
@@ -21,6 +22,8 @@ from agenteval.runtime.telemetry import event_span
 Publisher = Callable[[str, Sequence[Event]], Awaitable[None]]
 
 PROGRESS_INTERVAL_S = 0.2
+MAX_REMEMBERED_RUNS = 64
+MAX_REMEMBERED_TRIALS = 200_000
 
 
 def trial_cost(g: TrialGraded) -> float:
@@ -45,9 +48,13 @@ class MetricsService:
         self.publish = publish
         self.on_completed = on_completed
         self._last_progress: dict[str, float] = {}
+        self._rows: dict[str, dict[str, dict[str, Any]]] = {}
+        """Per run, the rows this process recorded (first one wins, as in the table): when it
+        recorded them all, the summary is made from them instead of reading them back."""
 
     async def on_graded(self, graded: Sequence[TrialGraded]) -> None:
-        await self.repo.record(graded, [trial_cost(g) for g in graded])
+        rows = await self.repo.record(graded, [trial_cost(g) for g in graded])
+        self._remember(rows)
         last = {g.run_id: g for g in graded}
         for run_id, ev in last.items():
             with event_span("metrics.check", ev):  # run.progressed/completed join the run's trace
@@ -84,6 +91,7 @@ class MetricsService:
         )
         await self.repo.mark_completed(run_id, summary)
         self._last_progress.pop(run_id, None)
+        self._rows.pop(run_id, None)
         metrics.observe_run(summary)
         if self.on_completed is not None:
             await self.on_completed(summary)
@@ -91,5 +99,19 @@ class MetricsService:
 
     async def summary(self, run_id: str) -> RunSummary:
         meta = await self.repo.run_meta(run_id)
-        rows = await self.repo.trials(run_id)
+        mine = self._rows.get(run_id)
+        if meta is not None and mine is not None and len(mine) >= meta["trials_total"] > 0:
+            rows = list(mine.values())  # every trial passed through here (one replica, no restart)
+        else:
+            rows = await self.repo.trials(run_id)
         return summarize(run_id, rows, meta)
+
+    def _remember(self, rows: Sequence[dict[str, Any]]) -> None:
+        for row in rows:
+            per_run = self._rows.get(row["run_id"])
+            if per_run is None:
+                if len(self._rows) >= MAX_REMEMBERED_RUNS:  # oldest first: a run that never completes
+                    self._rows.pop(next(iter(self._rows)))
+                per_run = self._rows[row["run_id"]] = {}
+            if len(per_run) < MAX_REMEMBERED_TRIALS:
+                per_run.setdefault(row["trial_id"], row)

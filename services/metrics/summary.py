@@ -58,8 +58,7 @@ def summarize(run_id: str, rows: list[dict[str, Any]], meta: dict[str, Any] | No
                 flaky=0 < c < n,
             )
         )
-    tags = _by_tag(cases)
-    tags = _by_tag(cases)
+    tags = _by_tag(cases, by_case)
     total = sum(cs.trials for cs in cases)
     passes = sum(cs.passes for cs in cases)
     k = min((cs.trials for cs in cases), default=0)
@@ -88,7 +87,7 @@ def summarize(run_id: str, rows: list[dict[str, Any]], meta: dict[str, Any] | No
     )
 
 
-def _by_tag(cases: list[CaseSummary]) -> list[TagSummary]:
+def _by_tag(cases: list[CaseSummary], rows_by_case: dict[str, list[dict[str, Any]]]) -> list[TagSummary]:
     """The run's figures per case tag (a case with several tags counts in each)."""
     groups: dict[str, list[CaseSummary]] = defaultdict(list)
     for cs in cases:
@@ -100,6 +99,11 @@ def _by_tag(cases: list[CaseSummary]) -> list[TagSummary]:
         passes = sum(c.passes for c in group)
         low, high = wilson_interval(passes, trials)
         k = min(c.trials for c in group)
+        rows = [r for c in group for r in rows_by_case[c.case_id]]
+        scores: dict[str, list[float]] = defaultdict(list)
+        for r in rows:
+            for name, score in json.loads(r["grader_scores_json"]).items():
+                scores[name].append(float(score))
         out.append(
             TagSummary(
                 tag=tag,
@@ -111,6 +115,11 @@ def _by_tag(cases: list[CaseSummary]) -> list[TagSummary]:
                 pass_rate_high=high,
                 pass_at_k={j: sum(c.pass_at_k[j] for c in group) / len(group) for j in range(1, k + 1)},
                 pass_pow_k={j: sum(c.pass_pow_k[j] for c in group) / len(group) for j in range(1, k + 1)},
+                latency=_latency([r["latency_ms"] for r in rows]),
+                input_tokens=sum(c.input_tokens for c in group),
+                output_tokens=sum(c.output_tokens for c in group),
+                cost_usd=sum(c.cost_usd for c in group),
+                grader_scores={name: sum(v) / len(v) for name, v in sorted(scores.items())},
             )
         )
     return out

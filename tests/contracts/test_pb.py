@@ -35,6 +35,20 @@ def test_summary_roundtrip() -> None:
                 flaky=True,
             )
         ],
-        tags=[TagSummary(tag="fast", cases=1, trials=4, passes=3, pass_rate=0.75, pass_at_k={1: 0.75})],
+        tags=[
+            TagSummary(
+                tag="fast",
+                cases=1,
+                trials=4,
+                passes=3,
+                pass_rate=0.75,
+                pass_at_k={1: 0.75},
+                latency=LatencySummary(p50_ms=5.0, p95_ms=9.0, p99_ms=9.5),
+                input_tokens=400,
+                output_tokens=40,
+                cost_usd=0.002,
+                grader_scores={"x": 0.5},
+            )
+        ],
     )
     assert summary_from_pb(summary_to_pb(s)) == s

@@ -96,17 +96,17 @@ async def test_runs_are_kept_apart(service) -> None:
 async def test_figures_per_tag(service) -> None:
     svc, rec = service
 
-    def tagged(case: str, i: int, passed: bool, tags: list[str]) -> TrialGraded:
-        return graded("r9", case, i, passed, total=6).model_copy(update={"tags": tags})
+    def tagged(case: str, i: int, passed: bool, tags: list[str], latency: float = 10.0) -> TrialGraded:
+        return graded("r9", case, i, passed, total=6, latency=latency).model_copy(update={"tags": tags})
 
     await svc.on_graded(
         [
-            tagged("a", 0, True, ["fast", "negative"]),
-            tagged("a", 1, True, ["fast", "negative"]),
-            tagged("b", 0, False, ["fast"]),
-            tagged("b", 1, True, ["fast"]),
-            tagged("c", 0, False, []),
-            tagged("c", 1, False, []),
+            tagged("a", 0, True, ["fast", "negative"], latency=10.0),
+            tagged("a", 1, True, ["fast", "negative"], latency=20.0),
+            tagged("b", 0, False, ["fast"], latency=30.0),
+            tagged("b", 1, True, ["fast"], latency=40.0),
+            tagged("c", 0, False, [], latency=1000.0),
+            tagged("c", 1, False, [], latency=1000.0),
         ]
     )
     [done] = rec.of(RunCompleted)
@@ -116,3 +116,38 @@ async def test_figures_per_tag(service) -> None:
     assert tags["fast"].pass_at_k[2] == pytest.approx((1.0 + 1.0) / 2)
     assert tags["negative"].pass_pow_k[2] == 1.0
     assert tags["fast"].pass_rate_low < 0.75 < tags["fast"].pass_rate_high
+    # Latency percentiles over the tag's trials, tokens, cost and mean grader scores per tag.
+    fast = tags["fast"]
+    assert (fast.latency.p50_ms, fast.latency.max_ms) == (pytest.approx(25.0), 40.0)
+    assert tags["negative"].latency.max_ms == 20.0
+    assert (fast.input_tokens, fast.output_tokens) == (4000, 400)
+    a, b = done.summary.cases[:2]
+    assert fast.cost_usd == pytest.approx(a.cost_usd + b.cost_usd) and fast.cost_usd > 0
+    assert fast.grader_scores == {"output_contains": 0.75}
+    assert tags["negative"].grader_scores == {"output_contains": 1.0}
+
+
+async def test_the_summary_from_remembered_rows_equals_the_one_read_back(service) -> None:
+    svc, rec = service
+    batch = [
+        graded("r9", f"c{c}", i, passed=(c + i) % 3 != 0, total=12, latency=10.0 + i * c)
+        for c in range(3)
+        for i in range(4)
+    ]
+    await svc.on_graded(batch[:7])
+    await svc.on_graded(batch[5:])  # overlap: redelivered trials
+    (done,) = rec.of(RunCompleted)
+    from agenteval.metrics.summary import summarize
+
+    read_back = summarize("r9", await svc.repo.trials("r9"), await svc.repo.run_meta("r9"))
+    assert done.summary.model_dump() == read_back.model_dump()
+    assert "r9" not in svc._rows, "a completed run's rows are let go"
+
+
+async def test_a_run_recorded_partly_elsewhere_is_summarized_from_the_table(service) -> None:
+    svc, rec = service
+    batch = [graded("r8", "c", i, passed=i % 2 == 0, total=4) for i in range(4)]
+    await svc.repo.record(batch[:2], [0.0, 0.0])  # another replica stored these
+    await svc.on_graded(batch[2:])
+    (done,) = rec.of(RunCompleted)
+    assert done.summary.trials == 4 and done.summary.passes == 2

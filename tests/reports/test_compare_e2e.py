@@ -89,6 +89,15 @@ async def test_compare_by_run_id_finds_exactly_the_broken_cases(world: World) ->
     assert verdicts == {c: "regressed" if c in BROKEN else "unchanged" for c in CASES}
     assert report.headline == "FAILED: 2 regressions"
     assert (report.baseline.run_id, report.candidate.run_id) == (world.good, world.bad)
+    # Per case and grader, both runs' mean scores and the delta.
+    scores = {
+        (g.case_id, g.grader): (g.baseline_score, g.candidate_score, g.delta) for g in report.grader_scores
+    }
+    assert scores == {
+        (c, "output_contains"): (1.0, 0.0, -1.0) if c in BROKEN else (1.0, 1.0, 0.0) for c in CASES
+    }
+    [grader] = report.graders
+    assert (grader.grader, grader.cases, grader.delta) == ("output_contains", len(CASES), -0.5)
 
 
 async def test_compare_by_agent_version_label_uses_the_newest_runs(world: World) -> None:
@@ -205,3 +214,12 @@ async def test_cli_names_an_unknown_run_and_exits_2(world: World) -> None:
         rc, _out, err = await _cli(*args, "--server", world.target)
         assert rc == 2, (args, err)
         assert "run-nope" in err and "Traceback" not in err, err
+
+
+async def test_comparing_a_run_with_itself_is_an_error_not_a_pass(world: World) -> None:
+    # The same run id twice, a label and the run it resolves to, and one label twice.
+    for baseline, candidate in ((world.good, world.good), ("v1", world.good), ("v1", "v1")):
+        rc, out, err = await _cli("compare", baseline, candidate, "--server", world.target)
+        assert rc == 2, (baseline, candidate, out, err)
+        assert f"baseline and candidate are the same run {world.good}" in err, err
+        assert "PASSED" not in out and "Traceback" not in err, (out, err)

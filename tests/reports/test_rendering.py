@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from agenteval.contracts.summary import CaseSummary, LatencySummary, RunSummary
+from agenteval.contracts.summary import CaseSummary, LatencySummary, RunSummary, TagSummary
 from agenteval.reports import (
     ReportError,
     comparison_report,
@@ -15,7 +15,14 @@ from agenteval.reports import (
     render_run,
     run_report,
 )
-from agenteval.stats import compare_runs, pass_at_k_table, pass_pow_k_table, plan_trials, wilson_interval
+from agenteval.stats import (
+    compare_grader_scores,
+    compare_runs,
+    pass_at_k_table,
+    pass_pow_k_table,
+    plan_trials,
+    wilson_interval,
+)
 from tests.reports.tables import markdown_tables, terminal_tables
 
 K = 10
@@ -32,7 +39,7 @@ def _case(case_id: str, passes: int, scores: dict[str, float], p50: float, cost:
         pass_rate_high=high,
         pass_at_k=pass_at_k_table(K, passes),
         pass_pow_k=pass_pow_k_table(K, passes),
-        latency=LatencySummary(p50_ms=p50, p95_ms=p50 * 3),
+        latency=LatencySummary(p50_ms=p50, p95_ms=p50 * 3, p99_ms=p50 * 4),
         input_tokens=1200 * K,
         output_tokens=80 * K,
         cost_usd=cost,
@@ -63,7 +70,7 @@ def summary() -> RunSummary:
         pass_rate_high=high,
         pass_at_k={j: sum(c.pass_at_k[j] for c in cases) / 3 for j in range(1, K + 1)},
         pass_pow_k={j: sum(c.pass_pow_k[j] for c in cases) / 3 for j in range(1, K + 1)},
-        latency=LatencySummary(p50_ms=12.5, p95_ms=140.0),
+        latency=LatencySummary(p50_ms=12.5, p95_ms=140.0, p99_ms=180.25),
         input_tokens=3600 * K,
         output_tokens=240 * K,
         cost_usd=0.0579,
@@ -86,6 +93,7 @@ def _expected_run_row(c: dict) -> dict[str, str]:
         f"pass^{K}": _pct(c["pass_pow_k"]),
         "p50 ms": f"{c['latency_p50_ms']:.1f}",
         "p95 ms": f"{c['latency_p95_ms']:.1f}",
+        "p99 ms": f"{c['latency_p99_ms']:.1f}",
         "Tokens in/out": f"{c['input_tokens']:,}/{c['output_tokens']:,}",
         "Cost": f"${c['cost_usd']:.4f}",
         **{name: f"{score:.2f}" for name, score in c["grader_scores"].items()},
@@ -130,6 +138,58 @@ def test_run_report_markdown_and_table_show_the_json_figures(summary: RunSummary
         for column, expected in _expected_run_row(doc["totals"]).items():
             assert total[column] == expected, f"Total {column}: {total[column]!r} != {expected!r}"
         assert by_case["alpha"]["eval:x|y"] == ""  # the grader did not run on alpha
+
+
+def test_run_report_shows_the_figures_per_tag_in_three_formats(summary: RunSummary) -> None:
+    summary.cases[0].tags = ["fast"]
+    summary.cases[1].tags = ["fast", "refunds"]
+    summary.cases[1].errors = 2
+    summary.tags = [
+        TagSummary(
+            tag="fast",
+            cases=2,
+            trials=2 * K,
+            passes=17,
+            pass_rate=0.85,
+            pass_rate_low=0.64,
+            pass_rate_high=0.95,
+            pass_at_k={j: 0.9 for j in range(1, K + 1)},
+            pass_pow_k={j: 0.5 for j in range(1, K + 1)},
+            latency=LatencySummary(p50_ms=20.0, p95_ms=45.5, p99_ms=47.75),
+            input_tokens=2400 * K,
+            output_tokens=160 * K,
+            cost_usd=0.0579,
+            grader_scores={"output_contains": 0.85, "eval:x|y": 0.55},
+        ),
+        # A tag whose tables stop short of the run's k (here: 5 < 10) shows its largest k.
+        TagSummary(
+            tag="refunds",
+            cases=1,
+            trials=5,
+            passes=3,
+            pass_rate=0.6,
+            pass_at_k={j: 0.6 + 0.08 * j for j in range(1, 6)},
+            pass_pow_k={j: 0.6**j for j in range(1, 6)},
+        ),
+    ]
+    report = run_report(summary)
+    doc = json.loads(render_run(report, "json"))
+    fast, refunds = doc["tags"]
+    assert (fast["tag"], fast["cases"], fast["passes"], fast["trials"]) == ("fast", 2, 17, 20)
+    assert (fast["latency_p99_ms"], fast["errors"], fast["cost_usd"]) == (47.75, 2, 0.0579)
+    assert fast["grader_scores"] == {"eval:x|y": 0.55, "output_contains": 0.85}
+    assert (refunds["k"], refunds["pass_at_k"]) == (5, pytest.approx(1.0))
+
+    markdown = render_run(report, "markdown")
+    assert "\n### By tag\n" in markdown
+    for rows in (markdown_tables(markdown)[1], terminal_tables(render_run(report, "table"))[1]):
+        by_tag = {r["Tag"]: r for r in rows}
+        assert set(by_tag) == {"fast", "refunds"}
+        for tag in doc["tags"]:
+            row = by_tag[tag["tag"]]
+            assert row["Cases"] == str(tag["cases"])
+            for column, expected in _expected_run_row(tag).items():
+                assert row[column] == expected, f"{tag['tag']} {column}: {row[column]!r} != {expected!r}"
 
 
 def test_run_report_lists_flaky_cases_and_the_trials_needed(summary: RunSummary) -> None:
@@ -255,6 +315,66 @@ def test_many_unchanged_cases_are_folded_under_the_changes() -> None:
     assert [r["Case"] for r in changed] == ["broken"]
     assert len(unchanged) == 12
     assert "<details><summary>12 unchanged cases</summary>" in markdown
+
+
+def test_grader_scores_per_case_and_grader_agree_in_three_formats() -> None:
+    doc = _comparison_doc()
+    base_scores = {
+        "a": {"exact": 1.0, "judge": 0.9},
+        "b": {"exact": 1.0},
+        "c": {"exact": 0.7},
+        "d": {"exact": 0.5},
+    }
+    cand_scores = {"a": {"exact": 1.0, "judge": 0.6}, "b": {"exact": 0.0}, "c": {"exact": 0.7}, "d": {}}
+    doc["grader_scores"] = json.loads(
+        json.dumps([dataclasses.asdict(g) for g in compare_grader_scores(base_scores, cand_scores)])
+    )
+    report = comparison_report(doc)
+    js = json.loads(render_comparison(report, "json"))
+    # Per grader: the mean over the cases that ran it in both runs (d ran "exact" only in the baseline).
+    assert js["graders"] == [
+        {
+            "grader": "exact",
+            "cases": 3,
+            "baseline_score": 0.9,
+            "candidate_score": pytest.approx(1.7 / 3),
+            "delta": pytest.approx(1.7 / 3 - 0.9),
+        },
+        {
+            "grader": "judge",
+            "cases": 1,
+            "baseline_score": 0.9,
+            "candidate_score": 0.6,
+            "delta": pytest.approx(-0.3),
+        },
+    ]
+    assert len(js["grader_scores"]) == 5
+    expected_changed = {
+        ("b", "exact"): ("1.00", "0.00", "-1.00"),
+        ("a", "judge"): ("0.90", "0.60", "-0.30"),
+        ("d", "exact"): ("0.50", "", ""),
+    }
+    markdown = render_comparison(report, "markdown")
+    text = render_comparison(report, "table")
+    assert "### Grader scores" in markdown
+    assert "3 case/grader scores changed, 2 unchanged." in markdown
+    md_tables, term_tables = markdown_tables(markdown), terminal_tables(text)
+    for tables in (md_tables, term_tables):
+        graders = {r["Grader"]: r for r in tables[1]}
+        assert graders["exact"] == {
+            "Grader": "exact",
+            "Cases": "3",
+            "Baseline score": "0.90",
+            "Candidate score": "0.57",
+            "Change": "-0.33",
+        }
+        assert graders["judge"]["Change"] == "-0.30"
+        changed = {
+            (r["Case"], r["Grader"]): (r["Baseline score"], r["Candidate score"], r["Change"])
+            for r in tables[2]
+        }
+        assert changed == expected_changed
+        assert (tables[2][0]["Case"], tables[2][0]["Grader"]) == ("b", "exact"), "largest fall first"
 
 
 def test_a_document_without_comparison_fields_is_refused() -> None:

@@ -4,7 +4,7 @@ import random
 
 import pytest
 
-from agenteval.stats import compare_runs
+from agenteval.stats import compare_grader_scores, compare_runs
 
 
 def _binomial(rng: random.Random, n: int, p: float) -> int:
@@ -153,3 +153,20 @@ def test_real_regressions_are_usually_found():
             cand[f"c{i}"] = (_binomial(rng, 10, p - 0.25), 10)
         found += not compare_runs(base, cand, seed=s, n_resamples=50).passed
     assert found >= 90
+
+
+def test_grader_scores_are_compared_per_case_and_grader():
+    base = {"a": {"exact": 1.0, "judge": 0.8}, "b": {"exact": 0.5}, "gone": {"exact": 1.0}}
+    cand = {"a": {"exact": 0.25, "tools": 1.0}, "b": {"exact": 0.5}, "new": {"exact": 0.0}}
+    rows = compare_grader_scores(base, cand)
+    assert [(r.case_id, r.grader) for r in rows] == [
+        ("a", "exact"),
+        ("a", "judge"),
+        ("a", "tools"),
+        ("b", "exact"),
+    ]
+    exact_a, judge_a, tools_a, exact_b = rows
+    assert (exact_a.baseline_score, exact_a.candidate_score, exact_a.delta) == (1.0, 0.25, -0.75)
+    assert (judge_a.candidate_score, judge_a.delta) == (None, None)  # ran in the baseline only
+    assert (tools_a.baseline_score, tools_a.delta) == (None, None)
+    assert exact_b.delta == 0.0

@@ -78,6 +78,31 @@ class SuiteDelta(BaseModel):
     test: str = "paired sign-flip permutation test on per-case pass-rate deltas"
 
 
+class GraderScoreDelta(BaseModel):
+    """One grader's mean score on one case in both runs (agenteval.stats.GraderDelta)."""
+
+    case_id: str
+    grader: str
+    baseline_score: float | None
+    """None when the grader did not run on the case in the baseline."""
+    candidate_score: float | None
+    delta: float | None
+    """candidate_score - baseline_score; None unless the grader ran in both runs."""
+
+
+class GraderSummaryDelta(BaseModel):
+    """One grader over the cases that ran it in both runs."""
+
+    grader: str
+    cases: int
+    """Cases in both runs on which the grader ran in both."""
+    baseline_score: float
+    """Mean over those cases of the baseline's mean score."""
+    candidate_score: float
+    delta: float
+    """candidate_score - baseline_score."""
+
+
 class ComparisonReport(BaseModel):
     """Everything `agent-eval compare` shows; its JSON form is this model's dump."""
 
@@ -109,6 +134,10 @@ class ComparisonReport(BaseModel):
     """Cases only in the candidate run (not tested)."""
     removed: list[str]
     """Cases only in the baseline run (not tested)."""
+    graders: list[GraderSummaryDelta] = Field(default_factory=list)
+    """Per grader, mean scores over the cases that ran it in both runs (scores do not decide)."""
+    grader_scores: list[GraderScoreDelta] = Field(default_factory=list)
+    """Per case in both runs and grader in either, both mean scores and the delta."""
     notes: list[str] = Field(default_factory=list)
 
     model_config = {"populate_by_name": True}
@@ -137,6 +166,24 @@ def headline(passed: bool, suite: SuiteDelta, regressions: list[str], improvemen
     return "PASSED: " + ", ".join(parts)
 
 
+def _grader_summaries(rows: list[GraderScoreDelta]) -> list[GraderSummaryDelta]:
+    paired: dict[str, list[GraderScoreDelta]] = {}
+    for r in rows:
+        if r.baseline_score is not None and r.candidate_score is not None:
+            paired.setdefault(r.grader, []).append(r)
+    out = []
+    for grader, group in sorted(paired.items()):
+        n = len(group)
+        base = sum(r.baseline_score or 0.0 for r in group) / n
+        cand = sum(r.candidate_score or 0.0 for r in group) / n
+        out.append(
+            GraderSummaryDelta(
+                grader=grader, cases=n, baseline_score=base, candidate_score=cand, delta=cand - base
+            )
+        )
+    return out
+
+
 def comparison_report(
     comparison: Mapping[str, Any] | Comparison,
     baseline: Mapping[str, Any] | None = None,
@@ -150,6 +197,7 @@ def comparison_report(
     doc = dataclasses.asdict(comparison) if isinstance(comparison, Comparison) else dict(comparison)
     try:
         cases = [CaseDelta.model_validate(c) for c in doc.get("cases", [])]
+        grader_rows = [GraderScoreDelta.model_validate(g) for g in doc.get("grader_scores", [])]
         suite_doc = dict(doc["suite"])
         # Comparison carries only the mean delta; the two means it is the difference of
         # are what a reader wants next to it.
@@ -176,6 +224,8 @@ def comparison_report(
             improvements=improvements,
             added=[str(c) for c in doc.get("added", [])],
             removed=[str(c) for c in doc.get("removed", [])],
+            graders=_grader_summaries(grader_rows),
+            grader_scores=grader_rows,
             notes=[str(n) for n in doc.get("notes", [])],
         )
     except (KeyError, TypeError, ValidationError) as exc:

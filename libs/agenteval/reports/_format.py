@@ -45,6 +45,14 @@ def score(value: float | None) -> str:
     return "" if value is None else f"{value:.2f}"
 
 
+def score_delta(delta: float | None) -> str:
+    """A change of mean score, signed with two decimals: -0.5 -> '-0.50'; '' when not comparable."""
+    if delta is None:
+        return ""
+    value = round(delta, 2)
+    return "0.00" if value == 0 else f"{value:+.2f}"
+
+
 def count(n: int, noun: str) -> str:
     """'1 regression', '2 regressions'."""
     return f"{n} {noun}{'' if n == 1 else 's'}"

@@ -7,15 +7,20 @@ from agenteval.reports._comparison import ComparisonReport
 from agenteval.reports._run import RunReport, TrialPlan
 from agenteval.reports._tables import (
     Cells,
+    changed_grader_scores,
     compared_sentence,
     comparison_cells,
     comparison_method,
+    grader_case_cells,
+    grader_cells,
+    grader_sentence,
     ordered_cases,
     plan_cells,
     plan_sentence,
     run_cells,
     run_method,
     suite_sentence,
+    tag_cells,
 )
 
 # Past this many unchanged cases, a PR comment folds them away so the changes stay in view.
@@ -74,6 +79,14 @@ def comparison_markdown(report: ComparisonReport) -> str:
             )
         else:
             parts.append(table(_bold_verdicts(comparison_cells(report, ordered))))
+    if report.grader_scores:
+        changed = changed_grader_scores(report)
+        parts.append("### Grader scores")
+        parts.append(grader_sentence(report, len(changed)))
+        if report.graders:
+            parts.append(table(grader_cells(report)))
+        if changed:
+            parts.append(table(grader_case_cells(changed)))
     if report.added:
         parts.append(
             "Added cases (only in the candidate, not compared): " + ", ".join(map(_code, report.added))
@@ -109,6 +122,9 @@ def run_markdown(report: RunReport) -> str:
     ]
     if report.cases:
         parts.append(table(run_cells(report)))
+    if report.tags:
+        parts.append("### By tag")
+        parts.append(table(tag_cells(report)))
     parts.append("### Flaky cases")
     flaky = [c for c in report.cases if c.flaky]
     parts.append(

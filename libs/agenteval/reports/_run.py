@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from agenteval.contracts.summary import CaseSummary, RunSummary
+from agenteval.contracts.summary import CaseSummary, RunSummary, TagSummary
 from agenteval.stats import plan_trials
 
 RUN_REPORT_SCHEMA = "agenteval.run_report/v1"
@@ -42,6 +42,8 @@ class Figures(BaseModel):
     """Median trial latency."""
     latency_p95_ms: float
     """95th percentile of trial latency."""
+    latency_p99_ms: float
+    """99th percentile of trial latency."""
     input_tokens: int
     output_tokens: int
     cost_usd: float
@@ -64,6 +66,17 @@ class CaseFigures(Figures, _CaseKey):
     # the MRO) puts case_id first in the JSON.
     flaky: bool = False
     """Some trials passed and some failed."""
+
+
+class _TagKey(BaseModel):
+    tag: str
+
+
+class TagFigures(Figures, _TagKey):
+    """The figures of the cases carrying one tag (pass@k, pass^k: means over those cases)."""
+
+    cases: int
+    """Number of cases with the tag."""
 
 
 class RunTotals(Figures):
@@ -127,6 +140,8 @@ class RunReport(BaseModel):
     cases: list[CaseFigures]
     flaky_cases: list[str]
     """Cases where some trials passed and some failed."""
+    tags: list[TagFigures] = Field(default_factory=list)
+    """The same figures per case tag (a case with several tags counts in each)."""
     graders: list[str]
     """Every grader name seen in the run, sorted: the per-grader score columns."""
     trial_plan: TrialPlan | None
@@ -161,6 +176,7 @@ def _case_figures(c: CaseSummary, k: int) -> CaseFigures:
         pass_pow_k=_at(c.pass_pow_k, case_k),
         latency_p50_ms=c.latency.p50_ms,
         latency_p95_ms=c.latency.p95_ms,
+        latency_p99_ms=c.latency.p99_ms,
         input_tokens=c.input_tokens,
         output_tokens=c.output_tokens,
         cost_usd=c.cost_usd,
@@ -168,6 +184,34 @@ def _case_figures(c: CaseSummary, k: int) -> CaseFigures:
         timeouts=c.timeouts,
         flaky=c.flaky,
         grader_scores=dict(sorted(c.grader_scores.items())),
+    )
+
+
+def _tag_figures(t: TagSummary, k: int, cases: list[CaseSummary]) -> TagFigures:
+    tagged = [c for c in cases if t.tag in c.tags]
+    # The tag's tables run to the fewest trials of its cases, which may be below the run's k.
+    tag_k = k if k in t.pass_at_k else max(t.pass_at_k, default=0)
+    return TagFigures(
+        tag=t.tag,
+        trials=t.trials,
+        passes=t.passes,
+        pass_rate=t.pass_rate,
+        pass_rate_low=t.pass_rate_low,
+        pass_rate_high=t.pass_rate_high,
+        k=tag_k,
+        pass_at_1=_at(t.pass_at_k, 1),
+        pass_at_k=_at(t.pass_at_k, tag_k),
+        pass_pow_k=_at(t.pass_pow_k, tag_k),
+        latency_p50_ms=t.latency.p50_ms,
+        latency_p95_ms=t.latency.p95_ms,
+        latency_p99_ms=t.latency.p99_ms,
+        input_tokens=t.input_tokens,
+        output_tokens=t.output_tokens,
+        cost_usd=t.cost_usd,
+        errors=sum(c.errors for c in tagged),
+        timeouts=sum(c.timeouts for c in tagged),
+        grader_scores=dict(sorted(t.grader_scores.items())),
+        cases=t.cases,
     )
 
 
@@ -240,6 +284,7 @@ def run_report(
         pass_pow_k=_at(summary.pass_pow_k, k),
         latency_p50_ms=summary.latency.p50_ms,
         latency_p95_ms=summary.latency.p95_ms,
+        latency_p99_ms=summary.latency.p99_ms,
         input_tokens=summary.input_tokens,
         output_tokens=summary.output_tokens,
         cost_usd=summary.cost_usd,
@@ -263,6 +308,7 @@ def run_report(
         totals=totals,
         cases=cases,
         flaky_cases=flaky,
+        tags=[_tag_figures(t, k, summary.cases) for t in summary.tags],
         graders=sorted({name for c in cases for name in c.grader_scores}),
         trial_plan=plan,
     )

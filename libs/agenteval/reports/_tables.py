@@ -10,7 +10,13 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from agenteval.reports import _format as f
-from agenteval.reports._comparison import CORRECTION_NAMES, CaseDelta, ComparisonReport, RunRef
+from agenteval.reports._comparison import (
+    CORRECTION_NAMES,
+    CaseDelta,
+    ComparisonReport,
+    GraderScoreDelta,
+    RunRef,
+)
 from agenteval.reports._run import CaseFigures, Figures, RunReport, TrialPlan
 
 Align = Literal["left", "right"]
@@ -38,6 +44,7 @@ def _figure_cells(x: Figures, graders: list[str]) -> list[str]:
         f.pct(x.pass_pow_k),
         f.ms(x.latency_p50_ms),
         f.ms(x.latency_p95_ms),
+        f.ms(x.latency_p99_ms),
         f.tokens(x.input_tokens, x.output_tokens),
         f.usd(x.cost_usd),
     ] + [f.score(x.grader_scores.get(g)) for g in graders]
@@ -62,19 +69,46 @@ def run_cells(report: RunReport) -> Cells:
         f"pass^{k}",
         "p50 ms",
         "p95 ms",
+        "p99 ms",
         "Tokens in/out",
         "Cost",
         "Flaky",
         *report.graders,
     ]
-    align: list[Align] = ["left", *["right"] * 10, "left", *["right"] * len(report.graders)]
+    align: list[Align] = ["left", *["right"] * 11, "left", *["right"] * len(report.graders)]
     cells = Cells(headers, align)
     for c in report.cases:
         figures = _figure_cells(c, report.graders)
-        cells.rows.append([c.case_id, *figures[:10], "yes" if c.flaky else "", *figures[10:]])
+        cells.rows.append([c.case_id, *figures[:11], "yes" if c.flaky else "", *figures[11:]])
         cells.verdicts.append(_case_state(c))
     t = _figure_cells(report.totals, report.graders)
-    cells.total = ["Total", *t[:10], f.count(report.totals.flaky_cases, "case"), *t[10:]]
+    cells.total = ["Total", *t[:11], f.count(report.totals.flaky_cases, "case"), *t[11:]]
+    return cells
+
+
+def tag_cells(report: RunReport) -> Cells:
+    """The same figures per case tag (pass@k and pass^k: means over the tag's cases)."""
+    k = report.k
+    headers = [
+        "Tag",
+        "Cases",
+        "Passes",
+        "Pass rate",
+        "95% CI",
+        "pass@1",
+        f"pass@{k}",
+        f"pass^{k}",
+        "p50 ms",
+        "p95 ms",
+        "p99 ms",
+        "Tokens in/out",
+        "Cost",
+        *report.graders,
+    ]
+    cells = Cells(headers, ["left", *["right"] * (len(headers) - 1)])
+    for t in report.tags:
+        cells.rows.append([t.tag, str(t.cases), *_figure_cells(t, report.graders)])
+        cells.verdicts.append("pass" if t.passes == t.trials else "fail" if t.passes == 0 else "flaky")
     return cells
 
 
@@ -153,6 +187,68 @@ def comparison_cells(report: ComparisonReport, cases: list[CaseDelta] | None = N
         )
         cells.verdicts.append(c.verdict)
     return cells
+
+
+def _score_verdict(delta: float | None) -> str:
+    if delta is None or round(delta, 2) == 0:
+        return "unchanged"
+    return "improved" if delta > 0 else "regressed"
+
+
+def grader_cells(report: ComparisonReport) -> Cells:
+    """Per grader: mean score over the cases that ran it in both runs, and the change."""
+    cells = Cells(
+        ["Grader", "Cases", "Baseline score", "Candidate score", "Change"],
+        ["left", "right", "right", "right", "right"],
+    )
+    for g in report.graders:
+        cells.rows.append(
+            [
+                g.grader,
+                str(g.cases),
+                f.score(g.baseline_score),
+                f.score(g.candidate_score),
+                f.score_delta(g.delta),
+            ]
+        )
+        cells.verdicts.append(_score_verdict(g.delta))
+    return cells
+
+
+def changed_grader_scores(report: ComparisonReport) -> list[GraderScoreDelta]:
+    """Case/grader pairs whose mean score moved (or ran in one run only), largest fall first."""
+    changed = [g for g in report.grader_scores if g.delta is None or _score_verdict(g.delta) != "unchanged"]
+    return sorted(changed, key=lambda g: (g.delta is None, g.delta or 0.0))
+
+
+def grader_case_cells(rows: list[GraderScoreDelta]) -> Cells:
+    """Per case and grader: both mean scores and the change ('' where the grader did not run)."""
+    cells = Cells(
+        ["Case", "Grader", "Baseline score", "Candidate score", "Change"],
+        ["left", "left", "right", "right", "right"],
+    )
+    for g in rows:
+        cells.rows.append(
+            [
+                g.case_id,
+                g.grader,
+                f.score(g.baseline_score),
+                f.score(g.candidate_score),
+                f.score_delta(g.delta),
+            ]
+        )
+        cells.verdicts.append(_score_verdict(g.delta))
+    return cells
+
+
+def grader_sentence(report: ComparisonReport, changed: int) -> str:
+    """What the grader tables hold (without markup)."""
+    unchanged = len(report.grader_scores) - changed
+    return (
+        "Mean grader scores over the cases that ran the grader in both runs; they are shown, "
+        f"they do not decide the verdict. {f.count(changed, 'case/grader score')} changed, "
+        f"{unchanged} unchanged."
+    )
 
 
 def suite_sentence(report: ComparisonReport) -> str:

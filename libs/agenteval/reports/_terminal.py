@@ -14,14 +14,19 @@ from agenteval.reports._comparison import ComparisonReport
 from agenteval.reports._run import RunReport, TrialPlan
 from agenteval.reports._tables import (
     Cells,
+    changed_grader_scores,
     compared_sentence,
     comparison_cells,
     comparison_method,
+    grader_case_cells,
+    grader_cells,
+    grader_sentence,
     plan_cells,
     plan_sentence,
     run_cells,
     run_method,
     suite_sentence,
+    tag_cells,
 )
 
 _STYLES = {
@@ -60,6 +65,13 @@ def print_comparison(console: Console, report: ComparisonReport) -> None:
     console.print(escape(suite_sentence(report)), highlight=False)
     if report.cases:
         console.print(rich_table(comparison_cells(report)))
+    if report.grader_scores:
+        changed = changed_grader_scores(report)
+        console.print(escape(grader_sentence(report, len(changed))), highlight=False)
+        if report.graders:
+            console.print(rich_table(grader_cells(report)))
+        if changed:
+            console.print(rich_table(grader_case_cells(changed)))
     if report.added:
         console.print(f"added (not compared): {escape(', '.join(report.added))}", highlight=False)
     if report.removed:
@@ -83,6 +95,8 @@ def print_run(console: Console, report: RunReport) -> None:
     title = " · ".join(x for x in (report.suite, who, f"run {report.run_id}") if x)
     if report.cases:
         console.print(rich_table(run_cells(report), title=escape(title)))
+    if report.tags:
+        console.print(rich_table(tag_cells(report), title="by tag"))
     console.print(
         f"[bold]{t.passes}/{t.trials} trials passed[/], pass rate {f.pct(t.pass_rate)} "
         f"(95% CI {f.ci(t.pass_rate_low, t.pass_rate_high)}) · {f.count(t.errors, 'error')} · "
@@ -112,6 +126,6 @@ def comparison_text(report: ComparisonReport, width: int = 120) -> str:
     return _to_text(lambda c: print_comparison(c, report), width)
 
 
-def run_text(report: RunReport, width: int = 160) -> str:
+def run_text(report: RunReport, width: int = 180) -> str:
     """The terminal rendering as plain text (for --output FILE)."""
     return _to_text(lambda c: print_run(c, report), width)

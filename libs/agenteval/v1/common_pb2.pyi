@@ -107,7 +107,7 @@ class CaseSummary(_message.Message):
     def __init__(self, case_id: _Optional[str] = ..., trials: _Optional[int] = ..., passes: _Optional[int] = ..., pass_rate: _Optional[float] = ..., pass_at_k: _Optional[_Mapping[int, float]] = ..., pass_pow_k: _Optional[_Mapping[int, float]] = ..., latency: _Optional[_Union[LatencySummary, _Mapping]] = ..., errors: _Optional[int] = ..., timeouts: _Optional[int] = ..., input_tokens: _Optional[int] = ..., output_tokens: _Optional[int] = ..., cost_usd: _Optional[float] = ..., tags: _Optional[_Iterable[str]] = ..., grader_scores: _Optional[_Mapping[str, float]] = ..., pass_rate_low: _Optional[float] = ..., pass_rate_high: _Optional[float] = ..., flaky: _Optional[bool] = ...) -> None: ...
 
 class TagSummary(_message.Message):
-    __slots__ = ("tag", "cases", "trials", "passes", "pass_rate", "pass_rate_low", "pass_rate_high", "pass_at_k", "pass_pow_k")
+    __slots__ = ("tag", "cases", "trials", "passes", "pass_rate", "pass_rate_low", "pass_rate_high", "pass_at_k", "pass_pow_k", "latency", "input_tokens", "output_tokens", "cost_usd", "grader_scores")
     class PassAtKEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -122,6 +122,13 @@ class TagSummary(_message.Message):
         key: int
         value: float
         def __init__(self, key: _Optional[int] = ..., value: _Optional[float] = ...) -> None: ...
+    class GraderScoresEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: float
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[float] = ...) -> None: ...
     TAG_FIELD_NUMBER: _ClassVar[int]
     CASES_FIELD_NUMBER: _ClassVar[int]
     TRIALS_FIELD_NUMBER: _ClassVar[int]
@@ -131,6 +138,11 @@ class TagSummary(_message.Message):
     PASS_RATE_HIGH_FIELD_NUMBER: _ClassVar[int]
     PASS_AT_K_FIELD_NUMBER: _ClassVar[int]
     PASS_POW_K_FIELD_NUMBER: _ClassVar[int]
+    LATENCY_FIELD_NUMBER: _ClassVar[int]
+    INPUT_TOKENS_FIELD_NUMBER: _ClassVar[int]
+    OUTPUT_TOKENS_FIELD_NUMBER: _ClassVar[int]
+    COST_USD_FIELD_NUMBER: _ClassVar[int]
+    GRADER_SCORES_FIELD_NUMBER: _ClassVar[int]
     tag: str
     cases: int
     trials: int
@@ -140,7 +152,12 @@ class TagSummary(_message.Message):
     pass_rate_high: float
     pass_at_k: _containers.ScalarMap[int, float]
     pass_pow_k: _containers.ScalarMap[int, float]
-    def __init__(self, tag: _Optional[str] = ..., cases: _Optional[int] = ..., trials: _Optional[int] = ..., passes: _Optional[int] = ..., pass_rate: _Optional[float] = ..., pass_rate_low: _Optional[float] = ..., pass_rate_high: _Optional[float] = ..., pass_at_k: _Optional[_Mapping[int, float]] = ..., pass_pow_k: _Optional[_Mapping[int, float]] = ...) -> None: ...
+    latency: LatencySummary
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float
+    grader_scores: _containers.ScalarMap[str, float]
+    def __init__(self, tag: _Optional[str] = ..., cases: _Optional[int] = ..., trials: _Optional[int] = ..., passes: _Optional[int] = ..., pass_rate: _Optional[float] = ..., pass_rate_low: _Optional[float] = ..., pass_rate_high: _Optional[float] = ..., pass_at_k: _Optional[_Mapping[int, float]] = ..., pass_pow_k: _Optional[_Mapping[int, float]] = ..., latency: _Optional[_Union[LatencySummary, _Mapping]] = ..., input_tokens: _Optional[int] = ..., output_tokens: _Optional[int] = ..., cost_usd: _Optional[float] = ..., grader_scores: _Optional[_Mapping[str, float]] = ...) -> None: ...
 
 class RunSummary(_message.Message):
     __slots__ = ("run_id", "suite", "agent", "agent_version", "k", "trials", "passes", "pass_rate", "pass_at_k", "pass_pow_k", "latency", "errors", "timeouts", "input_tokens", "output_tokens", "cost_usd", "cases", "pass_rate_low", "pass_rate_high", "tags")
