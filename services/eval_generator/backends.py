@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from agenteval.contracts.errors import NotFound
+from agenteval.contracts.trace import Trace
 from agenteval.eval_generator.service import Labeled
 from agenteval.runtime.grpc_server import channel
 from agenteval.v1 import grader_pb2, grader_pb2_grpc, transcripts_pb2, transcripts_pb2_grpc
@@ -33,7 +34,11 @@ class GrpcBackends:
                 raise NotFound(exc.details() or f"no dataset {dataset!r}") from None
             raise
         version = resp.traces[0].dataset_version if resp.traces else 0
-        return version, [(t.trace_id, json.loads(t.trace_json), t.label) for t in resp.traces]
+        # The shape eval functions get when they grade a suite (with tool_calls), whatever the
+        # stored one: code that holds on these traces must hold there too.
+        return version, [
+            (t.trace_id, Trace.model_validate_json(t.trace_json).to_eval_dict(), t.label) for t in resp.traces
+        ]
 
     async def test_code(self, code: str, traces: list[Labeled]) -> dict[str, Any]:
         resp = await self.grader.TestEvalCode(

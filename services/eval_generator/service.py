@@ -110,6 +110,16 @@ class EvalGenerator:
             code, generator = await self._llm(req, train, synth.code, emit)
 
         train_report = await self.backends.test_code(code, train)
+        if generator != "synthesizer" and train_report.get("code_error"):
+            # The model's final code must run; the synthesizer's rule it started from does.
+            await emit(
+                Progress(
+                    "thinking",
+                    f"the model's code cannot run ({train_report['code_error']}); keeping the synthesizer's",
+                )
+            )
+            code, generator = synth.code, "synthesizer"
+            train_report = await self.backends.test_code(code, train)
         if train_report.get("code_error"):
             await emit(Progress("failed", f"the generated code cannot run: {train_report['code_error']}"))
             raise InvalidArgument(f"generated code failed validation: {train_report['code_error']}")

@@ -66,3 +66,31 @@ async def test_generate_with_claude_through_the_service(
     first = anthropic_env.message_requests[1]  # the request after fetch_traces carries its result
     shown = json.dumps(first.messages)
     assert not any(f'"{tid}"' in shown for tid in split["holdout"])
+
+
+async def test_model_code_that_cannot_run_gives_way_to_the_synthesizers(
+    tmp_path: Path, anthropic_env: FakeAnthropicServer
+) -> None:
+    data = DATASETS["support_tool_errors"](n=60, seed=4)
+    lines = "\n".join(
+        json.dumps({"id": f"t{i}", "trace": t, "label": "positive" if ok else "negative"})
+        for i, (t, ok) in enumerate(zip(data.traces, data.labels, strict=True))
+    )
+    forbidden = "import socket\n\ndef eval_llm_errors(trace, ctx=None):\n    return 1.0, 'fine'\n"
+    anthropic_env.enqueue(text_reply(f"Done:\n```python\n{forbidden}```"))
+    async with EmbeddedStack(tmp_path / "data") as stack, Client(stack.target) as client:
+
+        async def chunks():
+            yield transcripts_pb2.ImportTracesRequest(dataset="prod", format="jsonl", chunk=lines.encode())
+
+        await client.transcripts.ImportTraces(chunks())
+        events = [
+            ev
+            async for ev in client.evals.GenerateEval(
+                pb.GenerateEvalRequest(name="llm_errors", dataset="prod", method="llm")
+            )
+        ]
+    saved = events[-1].eval
+    assert saved.generator == "synthesizer" and "import socket" not in saved.code, saved.generator
+    assert any("cannot run" in e.message and "socket" in e.message for e in events)
+    assert saved.holdout_accuracy > 0.7

@@ -6,10 +6,10 @@ import pytest
 
 from agenteval.contracts.errors import InvalidArgument, NotFound
 from agenteval.contracts.trace import Trace
+from agenteval.importers import ImportedTrace
 from agenteval.storage import create_engine, upgrade
 from agenteval.transcript_store.app import MIGRATIONS
 from agenteval.transcript_store.datasets import DatasetRepository
-from agenteval.transcript_store.importers import ImportedTrace
 
 
 def item(i: int, label: str | None = "positive") -> ImportedTrace:

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from agenteval.transcript_store.importers import (
+from agenteval.importers import (
     FORMATS,
     ImportResult,
     UnknownTraceFormat,
@@ -17,7 +17,7 @@ from agenteval.transcript_store.importers import (
     import_traces,
     normalize_label,
 )
-from agenteval.transcript_store.importers._labels import LabelError
+from agenteval.importers._labels import LabelError
 
 DATA = Path(__file__).parent / "data"
 FIXTURES = {

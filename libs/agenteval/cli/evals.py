@@ -14,51 +14,32 @@ from agenteval.cli import DataDir, JsonOut, Server, app, connect, fail, out, pri
 evals_app = typer.Typer(help="Eval functions: check them on labeled traces.", no_args_is_help=True)
 app.add_typer(evals_app, name="evals")
 
-LABELS = {
-    "positive": "positive",
-    "negative": "negative",
-    "good": "positive",
-    "bad": "negative",
-    "pass": "positive",
-    "fail": "negative",
-    True: "positive",
-    False: "negative",
-}
-
 
 def read_labeled(path: Path) -> tuple[list[tuple[str, dict[str, Any], str]], list[str]]:
-    """Labeled traces from JSON Lines (``{"trace": {...}, "label": "positive"|"negative"}``).
+    """Labeled traces from a file in any format ``traces import`` reads, as eval functions see them.
 
-    Returns the traces and one problem per unreadable line (by line number)."""
+    Returns the traces and one problem per unreadable line (by line number) or unlabeled trace."""
+    from agenteval.importers import UnknownTraceFormat, import_traces
+
     if not path.exists():
         fail(f"{path}: no such file", 2)
-    traces: list[tuple[str, dict[str, Any], str]] = []
-    problems: list[str] = []
-    for n, line in enumerate(path.read_text(encoding="utf-8", errors="replace").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            doc = json.loads(line)
-        except ValueError as exc:
-            problems.append(f"line {n}: not JSON ({exc.msg})")
-            continue
-        if not isinstance(doc, dict) or not isinstance(doc.get("trace"), dict):
-            problems.append(f"line {n}: expected an object with a 'trace' object")
-            continue
-        label = doc.get("label")
-        label = LABELS.get(label.lower() if isinstance(label, str) else label)
-        if label is None:
-            problems.append(f"line {n}: label must be 'positive' or 'negative', got {doc.get('label')!r}")
-            continue
-        trace_id = str(doc.get("id") or doc.get("trace_id") or doc["trace"].get("trace_id") or f"line-{n}")
-        traces.append((trace_id, doc["trace"], label))
+    try:
+        result = import_traces(path.read_bytes())
+    except UnknownTraceFormat as exc:
+        fail(f"{path}: {exc}", 2)
+    # The same normalization as an import, so a file and a dataset of the same traces score alike.
+    traces = [(t.trace_id, t.trace.to_eval_dict(), t.label) for t in result.traces if t.label is not None]
+    problems = [str(p) for p in result.problems]
+    problems += [f"trace {t.trace_id}: no label" for t in result.traces if t.label is None]
     return traces, problems
 
 
 @evals_app.command("check")
 def check(
     code_file: Annotated[Path, typer.Argument(help="Python file defining eval_NAME(trace, ctx=None).")],
-    traces: Annotated[Path, typer.Option("--traces", help="Labeled traces, JSON Lines.")],
+    traces: Annotated[
+        Path, typer.Option("--traces", help="Labeled traces (any format traces import reads).")
+    ],
     allow: Annotated[
         list[str] | None, typer.Option("--allow-import", help="Extra module the code may import.")
     ] = None,
@@ -253,14 +234,14 @@ def list_evals(
 @evals_app.command("show")
 def show_eval(
     name: Annotated[str, typer.Argument(help="NAME or NAME@VERSION.")],
-    code: Annotated[bool, typer.Option("--code", help="Print the code only.")] = False,
+    code: Annotated[bool, typer.Option("--code", help="Print the code only (as is, for a file).")] = False,
     data_dir: DataDir = Path(".agenteval"),
     server: Server = None,
     json_out: JsonOut = False,
 ) -> None:
     """One saved eval (the newest version unless NAME@VERSION)."""
     e = _get_eval(name, server, data_dir)
-    if code:
+    if code and not json_out:  # with --json the document carries the code
         typer.echo(e.code)
         return
     doc = _eval_doc(e, with_code=True)
@@ -300,12 +281,17 @@ def _get_eval(ref: str, server: str | None, data_dir: Path) -> Any:
 def test_eval(
     name: Annotated[str, typer.Argument(help="NAME or NAME@VERSION of a saved eval.")],
     dataset: Annotated[str | None, typer.Option("--dataset", "-d", help="A labeled dataset.")] = None,
-    traces: Annotated[Path | None, typer.Option("--traces", help="Or a labeled JSON Lines file.")] = None,
+    traces: Annotated[
+        Path | None, typer.Option("--traces", help="Or a labeled file (any format traces import reads).")
+    ] = None,
     data_dir: DataDir = Path(".agenteval"),
     server: Server = None,
     json_out: JsonOut = False,
 ) -> None:
-    """Measure a saved eval on any labeled dataset (or file) in the sandbox."""
+    """Measure a saved eval on any labeled dataset (or file) in the sandbox.
+
+    Says how many of the traces are ones the eval learned from: only the others measure it honestly."""
+    from agenteval.contracts.trace import Trace
     from agenteval.v1 import grader_pb2, transcripts_pb2
 
     if (dataset is None) == (traces is None):
@@ -316,8 +302,11 @@ def test_eval(
         labeled, problems = read_labeled(traces)
     to_pb = {"positive": grader_pb2.LABEL_POSITIVE, "negative": grader_pb2.LABEL_NEGATIVE}
     e = _get_eval(name, server, data_dir)
+    trained_on = set(json.loads(e.split_json).get("train", [])) if e.split_json else set()
+    seen = 0
 
     async def go() -> Any:
+        nonlocal seen
         async with connect(server, data_dir) as client:
             items = labeled
             if dataset is not None:
@@ -326,9 +315,15 @@ def test_eval(
                         dataset=dataset, labeled_only=True, with_traces=True, limit=100_000
                     )
                 )
-                items = [(t.trace_id, json.loads(t.trace_json), t.label) for t in resp.traces]
+                # As graders see a trace (with tool_calls), whatever shape it was stored in.
+                items = [
+                    (t.trace_id, Trace.model_validate_json(t.trace_json).to_eval_dict(), t.label)
+                    for t in resp.traces
+                ]
             if not items:
-                fail("no labeled traces to test on", 2)
+                fail("no labeled traces to test on" + (f" ({problems[0]})" if problems else ""), 2)
+            if dataset in (None, e.dataset):  # split ids name traces of the eval's own dataset
+                seen = len(trained_on & {i for i, _, _ in items})
             return await client.grader.TestEvalCode(
                 grader_pb2.TestEvalCodeRequest(
                     code=e.code,
@@ -347,14 +342,27 @@ def test_eval(
         "correct": resp.correct,
         "incorrect": resp.incorrect,
         "errors": resp.errors,
+        "code_error": resp.code_error or None,
+        "seen_in_training": seen,
         "unreadable_lines": problems,
         "recorded": {"train_accuracy": e.train_accuracy, "holdout_accuracy": e.holdout_accuracy},
     }
     if json_out:
         print_json(doc)
-        return
-    out.print(
-        f"{doc['eval']}: accuracy [bold]{resp.accuracy:.1%}[/] on {resp.total} traces ({resp.correct} correct, "
-        f"{resp.incorrect} incorrect, {resp.errors} errors); recorded held-out accuracy "
-        f"{e.holdout_accuracy:.1%}"
-    )
+    else:
+        if resp.code_error:
+            out.print(f"[red]the code cannot run:[/] {resp.code_error}")
+        out.print(
+            f"{doc['eval']}: accuracy [bold]{resp.accuracy:.1%}[/] on {resp.total} traces ({resp.correct} "
+            f"correct, {resp.incorrect} incorrect, {resp.errors} errors); recorded held-out accuracy "
+            f"{e.holdout_accuracy:.1%}"
+        )
+        if seen:
+            out.print(
+                f"[yellow]{seen} of these traces were in its training part[/]: this accuracy is not "
+                "measured on unseen traces only"
+            )
+        for p in problems[:50]:
+            out.print(f"[yellow]skipped[/] {p}")
+    if resp.code_error:
+        raise typer.Exit(1)

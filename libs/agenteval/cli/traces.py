@@ -61,19 +61,27 @@ def import_(
         "format": resp.format,
         "imported": resp.imported,
         "duplicates": resp.duplicates,
-        "problems": [{"line": p.line, "reason": p.reason} for p in resp.problems],
+        "problems": [{"line": p.line, "unit": p.unit or "line", "reason": p.reason} for p in resp.problems],
     }
     if json_out:
         print_json(doc)
-        return
-    out.print(
-        f"imported {resp.imported} traces into {resp.dataset} (now version {resp.dataset_version}, "
-        f"format {resp.format}); {resp.duplicates} already there"
-    )
-    for p in resp.problems[:50]:
-        out.print(f"[yellow]line {p.line}:[/] {p.reason}")
-    if len(resp.problems) > 50:
-        out.print(f"... and {len(resp.problems) - 50} more problems (use --json for all)")
+    else:
+        out.print(
+            f"imported {resp.imported} traces into {resp.dataset} (now version {resp.dataset_version}, "
+            f"format {resp.format}); {resp.duplicates} already there"
+        )
+        for p in resp.problems[:50]:
+            # A line of JSON Lines, a record of one JSON document, or the whole file.
+            where = f"{p.unit or 'line'} {p.line}" if p.line else "file"
+            out.print(f"[yellow]{where}:[/] {p.reason}", highlight=False)
+        if len(resp.problems) > 50:
+            out.print(f"... and {len(resp.problems) - 50} more problems (use --json for all)")
+    # Not one trace read (a wrong --format, a broken or empty file) is a failed import, so a
+    # script does not go on with a dataset that is empty. Duplicates were read: re-importing is fine.
+    if resp.problems and resp.imported == 0 and resp.duplicates == 0:
+        n = len(resp.problems)
+        hint = f"; is --format {fmt} right?" if fmt != "auto" else ""
+        fail(f"nothing imported: not one trace in {file} could be read ({n} problem{'s'[: n - 1]}{hint})")
 
 
 @traces_app.command("list")
@@ -127,6 +135,7 @@ def label_(
     rater: Annotated[str, typer.Option()] = "",
     data_dir: DataDir = Path(".agenteval"),
     server: Server = None,
+    json_out: JsonOut = False,
 ) -> None:
     """Set or change a trace's label."""
     from agenteval.v1 import transcripts_pb2
@@ -140,4 +149,17 @@ def label_(
             )
 
     resp = run_async(go)
+    if json_out:
+        t = resp.trace
+        print_json(
+            {
+                "trace_id": t.trace_id,
+                "dataset": dataset,
+                "dataset_version": t.dataset_version,
+                "label": t.label,
+                "comment": t.comment or None,
+                "rater": t.rater or None,
+            }
+        )
+        return
     out.print(f"{resp.trace.trace_id}: {resp.trace.label} (dataset {dataset} v{resp.trace.dataset_version})")

@@ -11,14 +11,14 @@ from dataclasses import dataclass
 from typing import Literal
 
 from agenteval.contracts.trace import Message, Step
-from agenteval.transcript_store.importers._assemble import Draft, span_ms, to_int
-from agenteval.transcript_store.importers._messages import (
+from agenteval.importers._assemble import Draft, span_ms, to_int
+from agenteval.importers._messages import (
     maybe_json,
     output_text,
     parse_arguments,
     to_messages,
 )
-from agenteval.transcript_store.importers._span_view import (
+from agenteval.importers._span_view import (
     IO_INPUT_KEYS,
     IO_OUTPUT_KEYS,
     SpanView,

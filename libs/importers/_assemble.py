@@ -12,13 +12,13 @@ from typing import Any
 from pydantic import ValidationError
 
 from agenteval.contracts.trace import Message, Step, Trace, TrialError, TrialStatus, Usage
-from agenteval.transcript_store.importers._messages import (
+from agenteval.importers._messages import (
     text_of,
     to_messages,
     tool_requests,
     tool_responses,
 )
-from agenteval.transcript_store.importers._model import ImportedTrace, Label
+from agenteval.importers._model import ImportedTrace, Label
 
 
 class RecordError(ValueError):

@@ -5,16 +5,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Literal
 
-from agenteval.transcript_store.importers import _jsonl, _langfuse, _mlflow, _otlp
-from agenteval.transcript_store.importers._detect import format_of
-from agenteval.transcript_store.importers._model import (
+from agenteval.importers import _jsonl, _langfuse, _mlflow, _otlp
+from agenteval.importers._detect import format_of
+from agenteval.importers._model import (
     FORMATS,
     ImportedTrace,
     ImportProblem,
     ImportResult,
     UnknownTraceFormat,
 )
-from agenteval.transcript_store.importers._reader import Record, read_records
+from agenteval.importers._reader import Record, read_records
 
 ImportFormat = Literal["auto", "jsonl", "otlp", "mlflow", "langfuse"]
 Parsed = tuple[list[tuple[Record, ImportedTrace]], list[ImportProblem]]

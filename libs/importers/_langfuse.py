@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from agenteval.contracts.trace import Step
-from agenteval.transcript_store.importers._assemble import (
+from agenteval.importers._assemble import (
     Draft,
     RecordError,
     build_trace,
@@ -14,8 +14,8 @@ from agenteval.transcript_store.importers._assemble import (
     to_int,
     to_ns,
 )
-from agenteval.transcript_store.importers._labels import is_label_name, normalize_label
-from agenteval.transcript_store.importers._messages import (
+from agenteval.importers._labels import is_label_name, normalize_label
+from agenteval.importers._messages import (
     maybe_json,
     output_text,
     parse_arguments,
@@ -23,8 +23,8 @@ from agenteval.transcript_store.importers._messages import (
     to_messages,
     tool_requests,
 )
-from agenteval.transcript_store.importers._model import ImportedTrace
-from agenteval.transcript_store.importers._reader import Record
+from agenteval.importers._model import ImportedTrace
+from agenteval.importers._reader import Record
 
 FORMAT = "langfuse"
 _LLM_TYPES = {"GENERATION", "LLM", "LLM_CALL", "CHAT", "COMPLETION"}

@@ -5,10 +5,10 @@ trace JSON) and ``langfuse`` (Langfuse traces, or any "trace with steps"). ``imp
 detects the format, imports every readable record, and reports the others by line.
 """
 
-from agenteval.transcript_store.importers._detect import detect_format
-from agenteval.transcript_store.importers._importer import ImportFormat, import_traces
-from agenteval.transcript_store.importers._labels import LabelError, normalize_label
-from agenteval.transcript_store.importers._model import (
+from agenteval.importers._detect import detect_format
+from agenteval.importers._importer import ImportFormat, import_traces
+from agenteval.importers._labels import LabelError, normalize_label
+from agenteval.importers._model import (
     FORMATS,
     ImportedTrace,
     ImportProblem,

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from agenteval.contracts.trace import Step, Trace
-from agenteval.transcript_store.importers._jsonl import RECORD_KEYS
-from agenteval.transcript_store.importers._model import FormatName
-from agenteval.transcript_store.importers._reader import Record, read_records
+from agenteval.importers._jsonl import RECORD_KEYS
+from agenteval.importers._model import FormatName
+from agenteval.importers._reader import Record, read_records
 
 _SAMPLE = 50
 _TRACE_KEYS = set(Trace.model_fields)

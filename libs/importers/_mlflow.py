@@ -6,19 +6,19 @@ import json
 from typing import Any
 
 from agenteval.contracts.trace import Message
-from agenteval.transcript_store.importers._assemble import (
+from agenteval.importers._assemble import (
     RecordError,
     build_trace,
     imported,
     to_int,
     to_ns,
 )
-from agenteval.transcript_store.importers._labels import is_label_name, normalize_label
-from agenteval.transcript_store.importers._messages import maybe_json, output_text, to_messages
-from agenteval.transcript_store.importers._model import ImportedTrace
-from agenteval.transcript_store.importers._reader import Record
-from agenteval.transcript_store.importers._span_view import SpanEvent, SpanView
-from agenteval.transcript_store.importers._spans import assemble_spans
+from agenteval.importers._labels import is_label_name, normalize_label
+from agenteval.importers._messages import maybe_json, output_text, to_messages
+from agenteval.importers._model import ImportedTrace
+from agenteval.importers._reader import Record
+from agenteval.importers._span_view import SpanEvent, SpanView
+from agenteval.importers._spans import assemble_spans
 
 FORMAT = "mlflow"
 # Bookkeeping MLflow writes on every trace; the rest of tags and metadata is kept.

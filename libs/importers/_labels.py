@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agenteval.transcript_store.importers._model import Label
+from agenteval.importers._model import Label
 
 _POSITIVE = {
     "positive", "pos", "good", "pass", "passed", "yes", "y", "true", "correct", "thumbs_up", "thumbsup",

@@ -12,7 +12,7 @@ import zlib
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from agenteval.transcript_store.importers._model import ImportProblem
+from agenteval.importers._model import ImportProblem
 
 Unit = Literal["line", "record"]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from agenteval.transcript_store.importers._messages import maybe_json
+from agenteval.importers._messages import maybe_json
 
 _EVENT_ROLES = {
     "gen_ai.system.message": "system",

@@ -12,12 +12,12 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from agenteval.transcript_store.importers._assemble import RecordError, build_trace, imported, to_ns
-from agenteval.transcript_store.importers._labels import is_label_name, normalize_label
-from agenteval.transcript_store.importers._model import ImportedTrace, ImportProblem
-from agenteval.transcript_store.importers._reader import Record
-from agenteval.transcript_store.importers._span_view import SpanEvent, SpanView, first
-from agenteval.transcript_store.importers._spans import assemble_spans
+from agenteval.importers._assemble import RecordError, build_trace, imported, to_ns
+from agenteval.importers._labels import is_label_name, normalize_label
+from agenteval.importers._model import ImportedTrace, ImportProblem
+from agenteval.importers._reader import Record
+from agenteval.importers._span_view import SpanEvent, SpanView, first
+from agenteval.importers._spans import assemble_spans
 
 FORMAT = "otlp"
 _HEX_ID = re.compile(r"[0-9a-fA-F]{16}|[0-9a-fA-F]{32}")

@@ -8,15 +8,15 @@ from typing import Any
 from pydantic import ValidationError
 
 from agenteval.contracts.trace import Trace
-from agenteval.transcript_store.importers._assemble import (
+from agenteval.importers._assemble import (
     RecordError,
     imported,
     usage_of,
     validation_reason,
 )
-from agenteval.transcript_store.importers._labels import normalize_label
-from agenteval.transcript_store.importers._model import ImportedTrace
-from agenteval.transcript_store.importers._reader import Record
+from agenteval.importers._labels import normalize_label
+from agenteval.importers._model import ImportedTrace
+from agenteval.importers._reader import Record
 
 FORMAT = "jsonl"
 RECORD_KEYS = {"label", "rating", "id", "trace_id", "comment", "rater"}

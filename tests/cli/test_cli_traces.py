@@ -1,0 +1,79 @@
+"""`agent-eval traces import` as a script meets it: its exit code says whether anything was read."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from agenteval.stack import EmbeddedStack
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = ROOT / "tests/transcript_store/data"
+
+
+@pytest.fixture
+async def server(tmp_path: Path) -> AsyncIterator[str]:
+    async with EmbeddedStack(tmp_path / "data") as stack:
+        yield stack.target
+
+
+async def import_(server: str, path: Path, *args: str) -> tuple[int, str, str]:
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "agenteval.cli",
+        "traces",
+        "import",
+        str(path),
+        *args,
+        "--server",
+        server,
+        cwd=ROOT,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await asyncio.wait_for(proc.communicate(), timeout=120)
+    assert proc.returncode is not None
+    return proc.returncode, out.decode(), err.decode()
+
+
+async def test_an_import_that_reads_no_trace_at_all_fails(server: str, tmp_path: Path) -> None:
+    # A wrong --format: every line is a problem, and the message points at the option.
+    rc, out, err = await import_(server, DATA / "otlp_traces.jsonl", "--dataset", "d", "--format", "mlflow")
+    assert rc == 1, (out, err)
+    assert "line 3: expected an MLflow trace" in out, out
+    assert "nothing imported" in err and "is --format mlflow right?" in err, err
+    assert "Traceback" not in err, err
+
+    # Every line broken, with --json: the document is still printed, the exit code still says it.
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text("{broken\nnot json either\n")
+    rc, out, err = await import_(server, broken, "--dataset", "d", "--json")
+    assert rc == 1, (out, err)
+    doc = json.loads(out)
+    assert doc["imported"] == 0 and doc["problems"], doc
+    assert f"nothing imported: not one trace in {broken} could be read" in err, err
+
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    rc, out, err = await import_(server, empty, "--dataset", "d")
+    assert rc == 1 and "the file is empty" in out, (out, err)
+
+
+async def test_an_import_that_read_traces_succeeds_even_with_problems(server: str, tmp_path: Path) -> None:
+    some = tmp_path / "some.jsonl"
+    some.write_text((DATA / "jsonl_traces.jsonl").read_text() + "{broken line\n")
+    rc, out, err = await import_(server, some, "--dataset", "d")
+    assert rc == 0, err
+    assert "imported 4 traces" in out and "line 5:" in out, out
+
+    # All duplicates (and the same broken line): nothing new, but the file was read.
+    rc, out, err = await import_(server, some, "--dataset", "d", "--json")
+    assert rc == 0, err
+    doc = json.loads(out)
+    assert (doc["imported"], doc["duplicates"], len(doc["problems"])) == (0, 4, 1), doc
