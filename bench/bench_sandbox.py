@@ -3,7 +3,9 @@
 Measures, for a cheap eval function on ~5 KB traces:
 - batched calls/s (run_batch) and calls per CPU-second (parent + workers, from /proc);
 - the time to run_batch 1,000 traces;
-- sequential single-call (run) calls/s.
+- sequential single-call (run) calls/s;
+- with ``--test-eval-code``: the real TestEvalCode request for 1,000 labeled traces, over
+  gRPC to the grader of an embedded stack (what ``agent-eval evals check`` waits for).
 """
 
 from __future__ import annotations
@@ -121,12 +123,54 @@ async def bench(workers: int, batch: int) -> dict[str, Any]:
     }
 
 
+async def bench_test_eval_code(n: int = 1000, reps: int = 5) -> dict[str, Any]:
+    """Wall time of TestEvalCode on ``n`` labeled traces through gRPC (median of ``reps``)."""
+    import statistics
+    import tempfile
+    from pathlib import Path
+
+    from agenteval.client import Client
+    from agenteval.stack import EmbeddedStack
+    from agenteval.v1 import grader_pb2
+
+    traces = [
+        grader_pb2.LabeledTrace(
+            trace_id=f"t{i}",
+            trace_json=json.dumps(make_trace(i)),
+            label=grader_pb2.LABEL_POSITIVE if i % 2 == 0 else grader_pb2.LABEL_NEGATIVE,
+        )
+        for i in range(n)
+    ]
+    request = grader_pb2.TestEvalCodeRequest(code=CHEAP_EVAL, traces=traces)
+    with tempfile.TemporaryDirectory(prefix="agenteval-bench-") as tmp:
+        async with EmbeddedStack(Path(tmp)) as stack, Client(stack.target) as client:
+            await client.grader.TestEvalCode(request)  # warm-up: workers, caches
+            times = []
+            for _ in range(reps):
+                t0 = time.perf_counter()
+                reply = await client.grader.TestEvalCode(request)
+                times.append(time.perf_counter() - t0)
+    assert reply.total == n and not reply.code_error, reply.code_error
+    return {
+        "test_eval_code_traces": n,
+        "test_eval_code_s_median": round(statistics.median(times), 4),
+        "test_eval_code_s_range": [round(min(times), 4), round(max(times), 4)],
+        "test_eval_code_accuracy": round(reply.accuracy, 3),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--batch", type=int, default=5000)
+    parser.add_argument(
+        "--test-eval-code", action="store_true", help="Also time the gRPC TestEvalCode request."
+    )
     args = parser.parse_args()
-    print(json.dumps(asyncio.run(bench(args.workers, args.batch)), indent=2))
+    result = asyncio.run(bench(args.workers, args.batch))
+    if args.test_eval_code:
+        result.update(asyncio.run(bench_test_eval_code()))
+    print(json.dumps(result, indent=2))
 
 
 if __name__ == "__main__":

@@ -89,6 +89,22 @@ def with_helpers(processes: list[StackProcess]) -> list[StackProcess]:
     return out
 
 
+def cpu_reference_ms(n: int = 2_000_000, tries: int = 3) -> float:
+    """Milliseconds a fixed pure-Python loop takes here (best of ``tries``): the speed of the
+    machine at the moment, to read figures of different runs (this shared machine's speed moves
+    by a factor of up to two during a day)."""
+    import time
+
+    best = float("inf")
+    for _ in range(tries):
+        started = time.perf_counter()
+        total = 0
+        for i in range(n):
+            total += i
+        best = min(best, time.perf_counter() - started)
+    return round(best * 1000.0, 1)
+
+
 def machine() -> dict[str, object]:
     """Cores, memory, CPU model, Python and kernel of this machine."""
     cpuinfo = _read(PROC / "cpuinfo") or ""

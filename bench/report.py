@@ -111,8 +111,16 @@ def render(doc: dict[str, Any]) -> str:
     add(f"- Python {m['python']}, Linux {m['kernel']}")
     add(
         f"- Load average when the run started: {', '.join(str(x) for x in m['load_average_at_start'])} "
-        "(the machine is shared with other engineers' builds and tests: figures move with their load)\n"
+        "(the machine is shared with other engineers' builds and tests: figures move with their load)"
     )
+    ref = m.get("cpu_reference_ms")
+    if ref:
+        add(
+            f"- Speed reference, a fixed pure-Python loop (`bench.procs.cpu_reference_ms`, lower is faster): "
+            f"{ref[0]:g} ms before the run, {ref[1]:g} ms after. This shared machine's speed moves by up to "
+            "a factor of two within a day: compare runs through it."
+        )
+    add("")
     add("### Targets\n")
     add("| target | measured on | must | aim | result | verdict |")
     add("|---|---|---:|---:|---:|---|")

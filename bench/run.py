@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # run as a script: make ``bench`` importable
     sys.path.insert(0, str(ROOT))
 
-from bench.procs import machine  # noqa: E402
+from bench.procs import cpu_reference_ms, machine  # noqa: E402
 from bench.report import render, write_section  # noqa: E402
 from bench.workloads import Config  # noqa: E402
 
@@ -157,6 +157,7 @@ def main(argv: list[str] | None = None) -> int:
         chosen = [c for c in chosen if c.workload != "W3"]
         failures.append({"label": "W3 embedded", "error": f"{missing}; W3 drove the sandbox pool directly"})
     results: list[dict[str, Any]] = []
+    reference_before = cpu_reference_ms()
     for cfg in chosen:
         print(
             f"{cfg.label} ({'quick, ' if args.quick else ''}{reps} run{'s' if reps > 1 else ''}) ...",
@@ -174,7 +175,7 @@ def main(argv: list[str] | None = None) -> int:
     doc: dict[str, Any] = {
         "generated_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "command": command,
-        "machine": machine(),
+        "machine": {**machine(), "cpu_reference_ms": [reference_before, cpu_reference_ms()]},
         "reps": reps,
         "quick": args.quick,
         "results": results,
