@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -23,7 +24,6 @@ REJECTED = Counter("agenteval_bus_rejected_messages_total", "Bus messages reject
 
 def setup_tracing(service_name: str = "agenteval") -> bool:
     """Export spans over OTLP/HTTP when OTEL_EXPORTER_OTLP_ENDPOINT (or ..._TRACES_ENDPOINT) is set."""
-    import os
 
     if not (
         os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT") or os.environ.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
@@ -40,12 +40,24 @@ def setup_tracing(service_name: str = "agenteval") -> bool:
     return True
 
 
+# ``get_tracer_provider()`` looks the provider's environment variable up on every call while no
+# provider is set (~3 µs, six times a trial): read the global it sets, when this version has it.
+_HAS_GLOBAL = hasattr(trace, "_TRACER_PROVIDER")
+_ENV_PROVIDER = "OTEL_PYTHON_TRACER_PROVIDER" in os.environ
+
+
 def tracing_on() -> bool:
     """Whether a tracer provider is configured (OTLP export, or a test's in-memory exporter).
 
     Without one every span is a no-op, yet making it (extracting the parent, entering the
     context) cost ~15 µs: four spans a trial were ~7% of the platform's CPU per trial."""
-    return not isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider | trace.NoOpTracerProvider)
+    if _HAS_GLOBAL and not _ENV_PROVIDER:
+        provider = trace._TRACER_PROVIDER  # None until set_tracer_provider
+        if provider is None:
+            return False
+    else:
+        provider = trace.get_tracer_provider()
+    return not isinstance(provider, trace.ProxyTracerProvider | trace.NoOpTracerProvider)
 
 
 @contextmanager
