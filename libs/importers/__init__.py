@@ -7,7 +7,7 @@ detects the format, imports every readable record, and reports the others by lin
 
 from agenteval.importers._detect import detect_format
 from agenteval.importers._importer import ImportFormat, import_traces
-from agenteval.importers._labels import LabelError, normalize_label
+from agenteval.importers._labels import LABEL_HELP, LabelError, normalize_label
 from agenteval.importers._model import (
     FORMATS,
     ImportedTrace,
@@ -18,6 +18,7 @@ from agenteval.importers._model import (
 
 __all__ = [
     "FORMATS",
+    "LABEL_HELP",
     "ImportFormat",
     "ImportProblem",
     "ImportResult",

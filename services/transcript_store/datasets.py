@@ -16,11 +16,11 @@ from sqlalchemy import and_, func, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from agenteval.contracts.errors import InvalidArgument, NotFound
+from agenteval.importers import LABEL_HELP, LabelError, normalize_label
 from agenteval.storage import insert_ignore
 from agenteval.transcript_store.models import datasets, traces
 
 DATASET_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,199}$")
-LABELS = ("positive", "negative")
 
 
 def check_dataset_name(name: str) -> str:
@@ -122,8 +122,14 @@ class DatasetRepository:
     async def label(
         self, dataset: str, trace_id: str, label: str, comment: str | None = None, rater: str | None = None
     ) -> dict[str, Any]:
-        if label not in LABELS:
-            raise InvalidArgument(f"label must be 'positive' or 'negative', got {label!r}")
+        """Set a trace's label, spelled any way an import accepts (good, thumbs_down, 0 ...)."""
+        try:
+            normalized = normalize_label(label)
+        except LabelError as exc:
+            raise InvalidArgument(str(exc)) from None
+        if normalized is None:
+            raise InvalidArgument(f"a label is required; {LABEL_HELP}")
+        label = normalized
         now = datetime.now(UTC)
         async with self.engine.begin() as conn:
             if not await self._set_label(conn, dataset, trace_id, label, comment, rater, now):
@@ -152,9 +158,13 @@ class DatasetRepository:
         await self.version(dataset)  # NotFound for an unknown dataset
         cond = [traces.c.dataset == dataset]
         if label:
-            if label not in LABELS:
-                raise InvalidArgument(f"label filter must be 'positive' or 'negative', got {label!r}")
-            cond.append(traces.c.label == label)
+            try:
+                wanted = normalize_label(label)
+            except LabelError as exc:
+                raise InvalidArgument(f"label filter: {exc}") from None
+            if wanted is None:
+                raise InvalidArgument(f"label filter is blank; {LABEL_HELP}")
+            cond.append(traces.c.label == wanted)
         if labeled_only:
             cond.append(traces.c.label.is_not(None))
         if trace_ids:

@@ -1,4 +1,4 @@
-"""`agent-eval traces import` as a script meets it: its exit code says whether anything was read."""
+"""`agent-eval traces` as a script meets it: exit codes say whether anything was read or labeled."""
 
 from __future__ import annotations
 
@@ -22,14 +22,13 @@ async def server(tmp_path: Path) -> AsyncIterator[str]:
         yield stack.target
 
 
-async def import_(server: str, path: Path, *args: str) -> tuple[int, str, str]:
+async def traces(server: str, *args: str) -> tuple[int, str, str]:
+    """Run ``agent-eval traces ARGS --server SERVER``; (exit code, stdout, stderr)."""
     proc = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
         "agenteval.cli",
         "traces",
-        "import",
-        str(path),
         *args,
         "--server",
         server,
@@ -40,6 +39,10 @@ async def import_(server: str, path: Path, *args: str) -> tuple[int, str, str]:
     out, err = await asyncio.wait_for(proc.communicate(), timeout=120)
     assert proc.returncode is not None
     return proc.returncode, out.decode(), err.decode()
+
+
+async def import_(server: str, path: Path, *args: str) -> tuple[int, str, str]:
+    return await traces(server, "import", str(path), *args)
 
 
 async def test_an_import_that_reads_no_trace_at_all_fails(server: str, tmp_path: Path) -> None:
@@ -77,3 +80,19 @@ async def test_an_import_that_read_traces_succeeds_even_with_problems(server: st
     assert rc == 0, err
     doc = json.loads(out)
     assert (doc["imported"], doc["duplicates"], len(doc["problems"])) == (0, 4, 1), doc
+
+
+async def test_label_takes_the_synonyms_imports_take_and_names_them_when_wrong(server: str) -> None:
+    rc, out, err = await import_(server, DATA / "jsonl_traces.jsonl", "--dataset", "d")
+    assert rc == 0, err
+    rc, out, err = await traces(server, "label", "run-1/case-a/0", "thumbs_down", "--dataset", "d", "--json")
+    assert rc == 0, err
+    assert json.loads(out)["label"] == "negative", out
+
+    rc, out, err = await traces(server, "label", "run-1/case-a/0", "meh", "--dataset", "d")
+    assert rc == 2, (out, err)
+    assert "label 'meh' is not understood" in err and "good/bad" in err, err
+    assert "Traceback" not in err, err
+    rc, out, err = await traces(server, "list", "--dataset", "d", "--json")
+    labels = {t["trace_id"]: t["label"] for t in json.loads(out)["traces"]}
+    assert labels["run-1/case-a/0"] == "negative", f"a rejected label changed the trace: {labels}"

@@ -39,6 +39,9 @@ async def test_import_relabel_and_versions(repo: DatasetRepository) -> None:
     assert await repo.import_traces("prod", [item(0, "negative")]) == (0, 1, 2)
     rows, total = await repo.list("prod", label="negative")
     assert total == 2 and {r["trace_id"] for r in rows} == {"id-0", "id-1"}
+    # the filter takes the spellings a label does
+    rows, total = await repo.list("prod", label="thumbs_down")
+    assert total == 2 and {r["trace_id"] for r in rows} == {"id-0", "id-1"}
     rows, total = await repo.list("prod", labeled_only=True)
     assert total == 2
     labeled = await repo.label("prod", "id-2", "positive", comment="looks right", rater="ana")
@@ -58,6 +61,8 @@ async def test_bad_requests(repo: DatasetRepository) -> None:
         await repo.label("prod", "nope", "positive")
     with pytest.raises(InvalidArgument):
         await repo.label("prod", "id-0", "meh")
+    with pytest.raises(InvalidArgument):
+        await repo.list("prod", label="meh")
     with pytest.raises(NotFound):
         await repo.list("missing")
     with pytest.raises(InvalidArgument):

@@ -1,16 +1,18 @@
-"""Trials over the real gRPC server carry each grader's verdict and explanation."""
+"""Over the real gRPC server: trials carry each grader's verdict and explanation; traces take labels."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
 
+import grpc
 import pytest
 
 from agenteval.client import Client
 from agenteval.contracts.events import GradeRecord, TrialCompleted, TrialGraded
 from agenteval.contracts.suite import Case
 from agenteval.contracts.trace import Trace
+from agenteval.importers import LABEL_HELP
 from agenteval.runtime.grpc_server import GrpcServer
 from agenteval.storage import create_engine, upgrade
 from agenteval.transcript_store.app import MIGRATIONS
@@ -119,3 +121,42 @@ async def test_list_and_get_trials_explain_every_grade(client: Client) -> None:
         "search was called once",
         "the answer is rude",
     ]
+
+
+async def label(client: Client, label: str) -> transcripts_pb2.TraceSummary:
+    resp = await client.transcripts.LabelTrace(
+        transcripts_pb2.LabelTraceRequest(trace_id="id-0", dataset="prod", label=label)
+    )
+    return resp.trace
+
+
+async def stored_label(client: Client) -> str:
+    resp = await client.transcripts.GetTrace(transcripts_pb2.GetTraceRequest(trace_id="id-0", dataset="prod"))
+    return resp.summary.label
+
+
+@pytest.fixture
+async def labeled(client: Client) -> Client:
+    """The store with dataset ``prod`` holding one trace, ``id-0``, labeled positive."""
+    line = {"id": "id-0", "label": "positive", "trace": {"input": [{"role": "user", "content": "hi"}]}}
+    resp = await client.transcripts.ImportTraces(
+        iter([transcripts_pb2.ImportTracesRequest(dataset="prod", chunk=json.dumps(line).encode())])
+    )
+    assert resp.imported == 1, resp
+    return client
+
+
+async def test_label_trace_accepts_the_label_synonyms_of_imports(labeled: Client) -> None:
+    assert (await label(labeled, "thumbs_down")).label == "negative"
+    assert await stored_label(labeled) == "negative"
+    assert (await label(labeled, "Good")).label == "positive"
+    assert await stored_label(labeled) == "positive"
+
+
+async def test_label_trace_rejects_an_unknown_label_and_keeps_the_old_one(labeled: Client) -> None:
+    for bogus in ("meh", ""):
+        with pytest.raises(grpc.aio.AioRpcError) as caught:
+            await label(labeled, bogus)
+        assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT, caught.value
+        assert LABEL_HELP in (caught.value.details() or ""), caught.value.details()
+        assert await stored_label(labeled) == "positive", f"label changed by a rejected {bogus!r}"

@@ -87,7 +87,9 @@ def import_(
 @traces_app.command("list")
 def list_(
     dataset: Annotated[str, typer.Option("--dataset", "-d")],
-    label: Annotated[str | None, typer.Option(help="positive or negative.")] = None,
+    label: Annotated[
+        str | None, typer.Option(help="positive or negative (or good/bad, thumbs_up/thumbs_down ...).")
+    ] = None,
     limit: int = 20,
     offset: int = 0,
     data_dir: DataDir = Path(".agenteval"),
@@ -129,7 +131,12 @@ def list_(
 @traces_app.command("label")
 def label_(
     trace_id: Annotated[str, typer.Argument()],
-    label: Annotated[str, typer.Argument(help="positive or negative.")],
+    label: Annotated[
+        str,
+        typer.Argument(
+            help="positive or negative, or a synonym: good/bad, thumbs_up/thumbs_down, true/false, 1/0."
+        ),
+    ],
     dataset: Annotated[str, typer.Option("--dataset", "-d")],
     comment: Annotated[str, typer.Option()] = "",
     rater: Annotated[str, typer.Option()] = "",
