@@ -4,6 +4,13 @@ from prometheus_client import Counter, Gauge, Histogram
 
 RUNS_SUBMITTED = Counter("agenteval_runner_runs_submitted_total", "Runs accepted by SubmitRun")
 TRIALS = Counter("agenteval_runner_trials_total", "Trials run, by outcome", ["status"])
+# A trace too large for the bus goes whole into the transcripts bucket with a reference on the
+# event ("by_reference"), or, when the bucket fails or there is none, as a cut copy alone ("cut_only").
+OVERSIZED_TRACES = Counter(
+    "agenteval_runner_oversized_traces_total", "Traces too large for the bus, by how they were sent", ["sent"]
+)
+for _sent in ("by_reference", "cut_only"):  # both series exist from the start, at 0
+    OVERSIZED_TRACES.labels(sent=_sent)
 TRIALS_IN_FLIGHT = Gauge("agenteval_runner_trials_in_flight", "Trials running now")
 TRIAL_SECONDS = Histogram(
     "agenteval_runner_trial_duration_seconds",

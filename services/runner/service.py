@@ -333,6 +333,7 @@ class RunnerService:
                     "could not store a full trace; its trial.completed carries only a cut copy",
                     extra={"trial_id": trial_id, "error": f"{type(exc).__name__}: {exc}"},
                 )
+        metrics.OVERSIZED_TRACES.labels(sent="cut_only" if ref is None else "by_reference").inc()
         return fit_trace(trace), ref
 
     def _limit_for(self, req: TrialRequested) -> asyncio.Semaphore | None:

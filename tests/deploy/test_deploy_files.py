@@ -29,6 +29,7 @@ KNOWN_SERVICES = {"runner", "grader", "metrics", "transcript_store", "eval_gener
 COUNTERS_AND_GAUGES = {
     "agenteval_runner_trials_total",
     "agenteval_runner_trials_in_flight",
+    "agenteval_runner_oversized_traces_total",
     "agenteval_grader_grades_total",
     "agenteval_metrics_runs_completed_total",
     "agenteval_run_pass_rate",
