@@ -70,6 +70,8 @@ class _BatchSpec:
     max_workers: int = 0
     """0: hand batches to the handler; N: one handler call per message, N at once."""
     ack_wait_s: float = ACK_WAIT_S
+    batches_in_flight: int = 1
+    """Batches handled at once (1: one after the other)."""
 
 
 _batch_specs: dict[int, list[_BatchSpec]] = {}
@@ -82,17 +84,28 @@ def batch_subscriber(
     durable: str,
     batch_size: int = 256,
     ack_wait_s: float = ACK_WAIT_S,
+    batches_in_flight: int = 1,
 ) -> Callable[[Handler], Handler]:
     """Decorator: a durable pull consumer handing batches of raw payloads to the handler.
 
     Runs on nats-py directly (see :class:`BatchConsumer`), started with the broker by the
     service host. FastStream's batch subscriber refetches until its window closes, and
     under load some fetched messages were neither handled nor acked until ack_wait.
+    ``batches_in_flight`` > 1 lets the next batch start while one waits (e.g. on the
+    sandbox), for handlers whose batches are independent of each other.
     """
 
     def register(fn: Handler) -> Handler:
         _batch_specs.setdefault(id(broker), []).append(
-            _BatchSpec(subject, subjects, durable, batch_size, fn, ack_wait_s=ack_wait_s)
+            _BatchSpec(
+                subject,
+                subjects,
+                durable,
+                batch_size,
+                fn,
+                ack_wait_s=ack_wait_s,
+                batches_in_flight=max(1, batches_in_flight),
+            )
         )
         return fn
 
@@ -144,6 +157,7 @@ class BatchConsumer:
         self.task: asyncio.Task[None] | None = None
         self.feed: PullFeed | None = None
         self._pings: set[asyncio.Task[None]] = set()
+        self._running: set[asyncio.Task[None]] = set()
 
     def _config(self) -> Any:
         return consumer_config(ack_wait_s=self.spec.ack_wait_s)
@@ -179,19 +193,32 @@ class BatchConsumer:
 
     async def _step(self, feed: PullFeed) -> None:
         size = self.spec.batch_size
+        if len(self._running) >= self.spec.batches_in_flight:  # wait for a batch to end
+            await asyncio.wait(self._running, return_when=asyncio.FIRST_COMPLETED)
         want = size - feed.credit - len(feed.buffer)
         if want >= max(1, size // 2) or (feed.credit == 0 and want > 0):
             await feed.ask(want)
         msgs = await feed.take(size, timeout=1.0)
         if not msgs:
             return
+        if self.spec.batches_in_flight == 1:
+            await self._handle(feed, msgs)
+            return
+        task = asyncio.create_task(self._handle(feed, msgs))
+        self._running.add(task)
+        task.add_done_callback(self._running.discard)
+
+    async def _handle(self, feed: PullFeed, msgs: list[Any]) -> None:
         # Raw bytes: handlers validate straight from JSON (one pass, in pydantic-core).
-        # A slow batch (LLM judges, eval functions) keeps its messages with in-progress acks.
-        # Messages that stream in meanwhile wait in the feed's buffer: keep them as well.
+        # A slow batch (LLM judges, eval functions) keeps its messages with in-progress acks;
+        # messages that stream in meanwhile wait in the feed's buffer: keep them as well.
         pinging = _Pinger(self.nc, msgs, self.spec.ack_wait_s / 3, self._pings, waiting=feed.buffer)
         try:
             await self.spec.handler([m.data for m in msgs])
         except asyncio.CancelledError:
+            # Stopping: hand the batch back now rather than after the ack wait.
+            with contextlib.suppress(Exception):
+                await nak_all(self.nc, msgs, delay_s=0.0)
             raise
         except Exception:
             log.exception(
@@ -210,6 +237,10 @@ class BatchConsumer:
             self.task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self.task
+        for task in list(self._running):
+            task.cancel()
+        if self._running:
+            await asyncio.gather(*self._running, return_exceptions=True)
         if self.feed is not None:
             await self.feed.stop()
 

@@ -184,7 +184,13 @@ class GraderComponent:
         self.broker = broker
         transcripts = TranscriptBucket(lambda: connection_of(broker), self.common.subjects)
         handlers.register(
-            broker, self.service, self.common.subjects, self._publish, self.settings.batch_size, transcripts
+            broker,
+            self.service,
+            self.common.subjects,
+            self._publish,
+            self.settings.batch_size,
+            transcripts,
+            batches_in_flight=self.settings.batches_in_flight,
         )
 
     def register_grpc(self, server: GrpcServer) -> None:

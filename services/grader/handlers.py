@@ -21,12 +21,18 @@ def register(
     publish: Callable[[str, Sequence[TrialGraded]], Awaitable[None]],
     batch_size: int = 256,
     transcripts: TranscriptBucket | None = None,
+    batches_in_flight: int = 1,
 ) -> None:
     """Grade every trial.completed; a trace cut to fit the bus is graded whole, fetched from
     ``transcripts`` (the cut copy is graded, and says so, when the fetch fails)."""
 
     @batch_subscriber(
-        broker, subjects.trial_completed, subjects, durable="grader-trial-completed", batch_size=batch_size
+        broker,
+        subjects.trial_completed,
+        subjects,
+        durable="grader-trial-completed",
+        batch_size=batch_size,
+        batches_in_flight=batches_in_flight,
     )
     async def on_trial_completed(payloads: list[dict[str, Any]]) -> None:
         batch = await with_full_traces(

@@ -1,5 +1,6 @@
 """Grader settings (env prefix ``AGENTEVAL_GRADER_``)."""
 
+from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -14,5 +15,8 @@ class GraderSettings(BaseSettings):
     """Wall-clock limit of one eval-function call."""
     evalgen_addr: str | None = None
     """EvalGeneratorService address, for eval:NAME graders (embedded: this process's)."""
-    batch_size: int = 256
+    batch_size: int = Field(default=256, ge=1)
     """trial.completed messages graded per pull."""
+    batches_in_flight: int = Field(default=2, ge=1)
+    """Batches graded at once: the next batch starts while one waits on the sandbox or an LLM
+    judge, so the sandbox workers are not left idle between batches."""

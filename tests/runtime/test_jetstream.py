@@ -198,3 +198,46 @@ async def test_messages_arriving_during_a_slow_batch_are_handled_once(nats_url: 
         nc = await nats.connect(nats_url)
         await nc.jetstream().delete_stream(subjects.stream)
         await nc.close()
+
+
+async def test_batches_in_flight_let_the_next_batch_start_while_one_waits(
+    nats_url: str, bus_prefix: str
+) -> None:
+    """The grader's batches are independent: one waiting on the sandbox must not hold the next."""
+    from agenteval.contracts.events import RunCancelled
+    from agenteval.contracts.subjects import Subjects
+    from agenteval.runtime.bus import BatchConsumers, batch_subscriber, make_broker, publish_many
+
+    subjects = Subjects(bus_prefix)
+    broker = make_broker(nats_url)
+    release = asyncio.Event()
+    batches: list[list[str]] = []
+    second = asyncio.Event()
+
+    @batch_subscriber(
+        broker, subjects.run_cancelled, subjects, durable="two", batch_size=8, batches_in_flight=2
+    )
+    async def handle(payloads: list[bytes]) -> None:
+        batches.append([RunCancelled.model_validate_json(p).event_id for p in payloads])
+        if len(batches) == 1:
+            await release.wait()  # the first batch waits (on a sandbox, say)
+        else:
+            second.set()
+
+    consumers = BatchConsumers(broker, nats_url)
+    await consumers.start()
+    try:
+        await publish_many(broker, subjects.run_cancelled, [RunCancelled(event_id="a", run_id="r")], subjects)
+        async with asyncio.timeout(5):
+            while not batches:
+                await asyncio.sleep(0.01)
+        await publish_many(broker, subjects.run_cancelled, [RunCancelled(event_id="b", run_id="r")], subjects)
+        await asyncio.wait_for(second.wait(), 5.0)  # handled while the first still waits
+        assert batches == [["a"], ["b"]]
+        release.set()
+    finally:
+        release.set()
+        await consumers.stop()
+        nc = await nats.connect(nats_url)
+        await nc.jetstream().delete_stream(subjects.stream)
+        await nc.close()
