@@ -1,4 +1,4 @@
-"""The embedded nats-server: its Go heap is capped softly unless the user caps it."""
+"""The embedded nats-server: its Go collector runs sooner than the default unless the user says otherwise."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from agenteval.runtime.nats_server import EMBEDDED_GOMEMLIMIT, EmbeddedNats
+from agenteval.runtime.nats_server import EMBEDDED_GOGC, EmbeddedNats
 
 
 def _env_of(pid: int) -> dict[str, str]:
@@ -14,18 +14,18 @@ def _env_of(pid: int) -> dict[str, str]:
     return dict(item.decode().split("=", 1) for item in raw if b"=" in item)
 
 
-@pytest.mark.parametrize("user_limit", [None, "200MiB"])
-async def test_the_server_gets_a_soft_memory_limit_and_the_users_wins(
+@pytest.mark.parametrize("user_limit", [None, "80"])
+async def test_the_server_collects_sooner_and_the_users_gogc_wins(
     tmp_path: Path, monkeypatch, user_limit: str | None
 ) -> None:
     if user_limit is None:
-        monkeypatch.delenv("GOMEMLIMIT", raising=False)
+        monkeypatch.delenv("GOGC", raising=False)
     else:
-        monkeypatch.setenv("GOMEMLIMIT", user_limit)
+        monkeypatch.setenv("GOGC", user_limit)
     server = EmbeddedNats(tmp_path)
     await server.start()
     try:
         assert server.process is not None
-        assert _env_of(server.process.pid)["GOMEMLIMIT"] == (user_limit or EMBEDDED_GOMEMLIMIT)
+        assert _env_of(server.process.pid)["GOGC"] == (user_limit or EMBEDDED_GOGC)
     finally:
         await server.stop()
