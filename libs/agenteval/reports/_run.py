@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -161,29 +161,36 @@ def _at(table: Mapping[int, float], k: int) -> float:
     return table[max(table)] if table else 0.0
 
 
+def _common_figures(s: CaseSummary | TagSummary, k: int) -> dict[str, Any]:
+    """The figures a case and a tag share, their pass@k and pass^k read at ``k``."""
+    return {
+        "trials": s.trials,
+        "passes": s.passes,
+        "pass_rate": s.pass_rate,
+        "pass_rate_low": s.pass_rate_low,
+        "pass_rate_high": s.pass_rate_high,
+        "k": k,
+        "pass_at_1": _at(s.pass_at_k, 1),
+        "pass_at_k": _at(s.pass_at_k, k),
+        "pass_pow_k": _at(s.pass_pow_k, k),
+        "latency_p50_ms": s.latency.p50_ms,
+        "latency_p95_ms": s.latency.p95_ms,
+        "latency_p99_ms": s.latency.p99_ms,
+        "input_tokens": s.input_tokens,
+        "output_tokens": s.output_tokens,
+        "cost_usd": s.cost_usd,
+        "grader_scores": dict(sorted(s.grader_scores.items())),
+    }
+
+
 def _case_figures(c: CaseSummary, k: int) -> CaseFigures:
     case_k = k if 1 <= k <= c.trials else c.trials
     return CaseFigures(
         case_id=c.case_id,
-        trials=c.trials,
-        passes=c.passes,
-        pass_rate=c.pass_rate,
-        pass_rate_low=c.pass_rate_low,
-        pass_rate_high=c.pass_rate_high,
-        k=case_k,
-        pass_at_1=_at(c.pass_at_k, 1),
-        pass_at_k=_at(c.pass_at_k, case_k),
-        pass_pow_k=_at(c.pass_pow_k, case_k),
-        latency_p50_ms=c.latency.p50_ms,
-        latency_p95_ms=c.latency.p95_ms,
-        latency_p99_ms=c.latency.p99_ms,
-        input_tokens=c.input_tokens,
-        output_tokens=c.output_tokens,
-        cost_usd=c.cost_usd,
         errors=c.errors,
         timeouts=c.timeouts,
         flaky=c.flaky,
-        grader_scores=dict(sorted(c.grader_scores.items())),
+        **_common_figures(c, case_k),
     )
 
 
@@ -193,25 +200,10 @@ def _tag_figures(t: TagSummary, k: int, cases: list[CaseSummary]) -> TagFigures:
     tag_k = k if k in t.pass_at_k else max(t.pass_at_k, default=0)
     return TagFigures(
         tag=t.tag,
-        trials=t.trials,
-        passes=t.passes,
-        pass_rate=t.pass_rate,
-        pass_rate_low=t.pass_rate_low,
-        pass_rate_high=t.pass_rate_high,
-        k=tag_k,
-        pass_at_1=_at(t.pass_at_k, 1),
-        pass_at_k=_at(t.pass_at_k, tag_k),
-        pass_pow_k=_at(t.pass_pow_k, tag_k),
-        latency_p50_ms=t.latency.p50_ms,
-        latency_p95_ms=t.latency.p95_ms,
-        latency_p99_ms=t.latency.p99_ms,
-        input_tokens=t.input_tokens,
-        output_tokens=t.output_tokens,
-        cost_usd=t.cost_usd,
         errors=sum(c.errors for c in tagged),
         timeouts=sum(c.timeouts for c in tagged),
-        grader_scores=dict(sorted(t.grader_scores.items())),
         cases=t.cases,
+        **_common_figures(t, tag_k),
     )
 
 

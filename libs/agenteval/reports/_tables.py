@@ -56,11 +56,9 @@ def _case_state(c: CaseFigures) -> str:
     return "fail" if c.passes == 0 else "flaky"
 
 
-def run_cells(report: RunReport) -> Cells:
-    """Per-case figures of a run, with a totals row."""
-    k = report.k
-    headers = [
-        "Case",
+def _figure_headers(k: int) -> list[str]:
+    """Headers of the figures ``_figure_cells`` gives (before the grader columns)."""
+    return [
         "Passes",
         "Pass rate",
         "95% CI",
@@ -72,9 +70,12 @@ def run_cells(report: RunReport) -> Cells:
         "p99 ms",
         "Tokens in/out",
         "Cost",
-        "Flaky",
-        *report.graders,
     ]
+
+
+def run_cells(report: RunReport) -> Cells:
+    """Per-case figures of a run, with a totals row."""
+    headers = ["Case", *_figure_headers(report.k), "Flaky", *report.graders]
     align: list[Align] = ["left", *["right"] * 11, "left", *["right"] * len(report.graders)]
     cells = Cells(headers, align)
     for c in report.cases:
@@ -88,23 +89,7 @@ def run_cells(report: RunReport) -> Cells:
 
 def tag_cells(report: RunReport) -> Cells:
     """The same figures per case tag (pass@k and pass^k: means over the tag's cases)."""
-    k = report.k
-    headers = [
-        "Tag",
-        "Cases",
-        "Passes",
-        "Pass rate",
-        "95% CI",
-        "pass@1",
-        f"pass@{k}",
-        f"pass^{k}",
-        "p50 ms",
-        "p95 ms",
-        "p99 ms",
-        "Tokens in/out",
-        "Cost",
-        *report.graders,
-    ]
+    headers = ["Tag", "Cases", *_figure_headers(report.k), *report.graders]
     cells = Cells(headers, ["left", *["right"] * (len(headers) - 1)])
     for t in report.tags:
         cells.rows.append([t.tag, str(t.cases), *_figure_cells(t, report.graders)])
