@@ -2,27 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
-
 from agenteval.contracts.events import TrialCompleted
 from agenteval.contracts.suite import Case, GraderSpec
 from agenteval.contracts.trace import Trace
 from agenteval.grader.service import GraderService
-from agenteval.sandbox import EvalResult
-
-CODE = "import pathlib\ndef eval_x(trace, ctx=None):\n    return 1.0, 'ok'\n"
-
-
-class RecordingPool:
-    def __init__(self) -> None:
-        self.allowed: list[list[str]] = []
-
-    async def run(
-        self, code: str, trace: Any, *, allowed_imports: Sequence[str] = (), **_: Any
-    ) -> EvalResult:
-        self.allowed.append(list(allowed_imports))
-        return EvalResult(1.0, "ok", None, 0.1)
+from tests.fake_pools import CODE, RecordingPool
 
 
 def completed(run_id: str, allowed_imports: list[str]) -> TrialCompleted:

@@ -2,28 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
-
 from agenteval.contracts.suite import GraderSpec
 from agenteval.graders import GradeContext, run_grader
-from agenteval.sandbox import EvalResult
+from tests.fake_pools import CODE, RecordingPool
 from tests.graders.conftest import trace
-
-CODE = "import pathlib\ndef eval_x(trace, ctx=None):\n    return 1.0, 'ok'\n"
-
-
-class RecordingPool:
-    """Answers every call with a pass and remembers the imports each call allowed."""
-
-    def __init__(self) -> None:
-        self.allowed: list[list[str]] = []
-
-    async def run(
-        self, code: str, trace: Any, *, allowed_imports: Sequence[str] = (), **_: Any
-    ) -> EvalResult:
-        self.allowed.append(list(allowed_imports))
-        return EvalResult(1.0, "ok", None, 0.1)
 
 
 async def test_imports_the_trials_suite_allows_come_from_the_context_not_the_shared_services() -> None:
