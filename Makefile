@@ -1,17 +1,20 @@
 # agenteval: the README's two commands are `make demo` and `make test`.
+# The tree is a uv workspace (pyproject.toml + uv.lock): `make install` puts uv into .venv
+# with pip, then `uv sync` installs every service and library, editable, from the lock.
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
-PIP := $(VENV)/bin/pip
+UV := $(VENV)/bin/uv
 AGENT_EVAL := $(VENV)/bin/agent-eval
 STAMP := $(VENV)/.installed
+UV_VERSION := 0.13.8
+MEMBERS := $(wildcard libs/*/pyproject.toml services/*/pyproject.toml apps/*/pyproject.toml)
 
-.PHONY: install demo test lint proto bench clean
+.PHONY: install demo test lint typecheck layers check proto lock bench clean
 
-$(STAMP): pyproject.toml
-	$(PYTHON) -m venv $(VENV)
-	$(PIP) install -q --upgrade pip
-	$(PIP) install -q -e '.[dev]'
+$(STAMP): pyproject.toml uv.lock $(MEMBERS)
+	test -x $(UV) || ($(PYTHON) -m venv $(VENV) && $(VENV)/bin/pip install -q uv==$(UV_VERSION))
+	UV_PROJECT_ENVIRONMENT=$(VENV) UV_PYTHON=$(PY) $(UV) sync -q --frozen --all-packages
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -24,16 +27,29 @@ demo: install
 test: install
 	$(PY) -m pytest -q
 
+## Style, types and layering: what CI checks besides the tests.
 lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 
-## Regenerate the gRPC/protobuf code from proto/ into libs/agenteval/v1/.
+typecheck: install
+	$(VENV)/bin/mypy
+
+layers: install
+	$(VENV)/bin/lint-imports
+
+check: lint typecheck layers
+
+## Regenerate the gRPC/protobuf code from proto/ into libs/contracts/src/agenteval/v1/.
 proto: install
-	$(PY) -m agenteval.protogen
+	$(PY) -m agenteval.contracts.protogen
+
+## Re-resolve uv.lock after changing a pyproject.toml.
+lock: install
+	$(UV) lock
 
 bench: install
 	$(PY) bench/run.py
 
 clean:
-	rm -rf $(VENV) .agenteval build *.egg-info
+	rm -rf $(VENV) .agenteval build dist

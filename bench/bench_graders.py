@@ -11,7 +11,7 @@ import time
 
 from agenteval.contracts.suite import Case, GraderSpec
 from agenteval.contracts.trace import Step, Trace
-from agenteval.graders import GradeContext, run_grader
+from agenteval.grading import GradeContext, run_grader
 
 SPECS = [
     GraderSpec(name="output_equals", params={"value": "Refund of $42.50 issued for order A1001."}),

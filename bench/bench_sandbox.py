@@ -129,8 +129,8 @@ async def bench_test_eval_code(n: int = 1000, reps: int = 5) -> dict[str, Any]:
     import tempfile
     from pathlib import Path
 
-    from agenteval.client import Client
-    from agenteval.stack import EmbeddedStack
+    from agenteval.cli.stack import EmbeddedStack
+    from agenteval.sdk import Client
     from agenteval.v1 import grader_pb2
 
     traces = [

@@ -15,7 +15,7 @@ import time
 from typing import Any
 
 from agenteval.eval_generator.synthesizer import evaluate_code, split_dataset, synthesize
-from agenteval.eval_generator.synthesizer.datasets import DATASETS
+from tests.fixtures.labeled_datasets import DATASETS
 
 
 def bench_one(name: str, n: int, seed: int, holdout: float) -> dict[str, Any]:

@@ -56,7 +56,7 @@ def eval_grader_missing() -> str | None:
     """Why W3 cannot run through the platform yet, or None when it can."""
     try:
         import agenteval.sandbox  # noqa: F401
-        from agenteval.graders import registered_graders
+        from agenteval.grading import registered_graders
     except ImportError as exc:
         return f"not importable yet: {exc}"
     if "eval_function" not in registered_graders():

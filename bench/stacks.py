@@ -65,7 +65,7 @@ def patched_env(values: dict[str, str]) -> Iterator[None]:
 @asynccontextmanager
 async def embedded(runner_concurrency: int | None = None) -> AsyncIterator[BenchStack]:
     """Every service in this process (``EmbeddedStack``), SQLite and JetStream in a temp dir."""
-    from agenteval.stack import EmbeddedStack
+    from agenteval.cli.stack import EmbeddedStack
 
     env = {"AGENTEVAL_RUNNER_CONCURRENCY": str(runner_concurrency)} if runner_concurrency else {}
     with patched_env(env), tempfile.TemporaryDirectory(prefix="agenteval-bench-") as tmp:

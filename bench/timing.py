@@ -57,7 +57,7 @@ async def timed_run(
 ) -> dict[str, Any]:
     """Submit one run, follow it to the end, and time it. Every trial of the bench agents should
     pass; ``passes`` below ``trials`` is reported, not raised (grading may fail under load)."""
-    from agenteval.client import Client
+    from agenteval.sdk import Client
     from agenteval.v1 import runner_pb2
 
     expected = len(suite.cases) * k

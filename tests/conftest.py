@@ -47,9 +47,7 @@ async def _admin(sql: str) -> None:
         await conn.close()
 
 
-@pytest.fixture
-async def pg_url() -> AsyncIterator[str]:
-    """A fresh PostgreSQL database on the machine's server, dropped after the test."""
+async def _fresh_database() -> AsyncIterator[str]:
     name = f"agenteval_test_{secrets.token_hex(5)}"
     await _admin(f'CREATE DATABASE "{name}"')
     base = PG_ADMIN_URL.rsplit("/", 1)[0]
@@ -57,6 +55,13 @@ async def pg_url() -> AsyncIterator[str]:
         yield f"{base}/{name}"
     finally:
         await _admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture
+async def pg_url() -> AsyncIterator[str]:
+    """A fresh PostgreSQL database on the machine's server, dropped after the test."""
+    async for url in _fresh_database():
+        yield url
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
@@ -65,10 +70,14 @@ async def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterato
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path / 'test.db'}"
         return
-    name = f"agenteval_test_{secrets.token_hex(5)}"
-    await _admin(f'CREATE DATABASE "{name}"')
-    base = PG_ADMIN_URL.rsplit("/", 1)[0]
-    try:
-        yield f"{base}/{name}"
-    finally:
-        await _admin(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    async for url in _fresh_database():
+        yield url
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark every test that talks to PostgreSQL ``postgres`` (``-m postgres`` / ``-m "not postgres"``)."""
+    for item in items:
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        fixtures = getattr(item, "fixturenames", ())
+        if "pg_url" in fixtures or params.get("db_url") == "postgres" or params.get("backend") == "postgres":
+            item.add_marker(pytest.mark.postgres)

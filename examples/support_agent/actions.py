@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agenteval.runner.context import ToolError
+from agenteval.sdk import ToolError
 from examples.support_agent.parsing import Request, mentions
 from examples.support_agent.session import Session
 from examples.support_agent.steps import ASK_ORDER_ID, describe, lookup, lookup_failed, money, reason_of

@@ -15,7 +15,7 @@ from examples.support_agent.profiles import V1, V2, Profile
 from examples.support_agent.session import Session
 
 if TYPE_CHECKING:
-    from agenteval.runner.context import AgentContext
+    from agenteval.sdk import AgentContext
 
 Agent = Callable[[list[dict[str, Any]], "AgentContext"], Awaitable[str]]
 

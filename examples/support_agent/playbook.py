@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from agenteval.runner.context import ToolError
+from agenteval.sdk import ToolError
 from examples.support_agent.actions import ACTIONS, confirmed, escalate
 from examples.support_agent.parsing import ACTION_INTENTS, Request
 from examples.support_agent.questions import email_documents, policy, quote, smalltalk, status, stock

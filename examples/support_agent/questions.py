@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agenteval.runner.context import ToolError
+from agenteval.sdk import ToolError
 from examples.support_agent.parsing import Request
 from examples.support_agent.session import Session
 from examples.support_agent.steps import (

@@ -18,7 +18,7 @@ from examples.support_agent.profiles import Profile
 from examples.support_agent.tools import SupportTools
 
 if TYPE_CHECKING:
-    from agenteval.runner.context import AgentContext
+    from agenteval.sdk import AgentContext
 
 LATENCY_SCALE_ENV = "AGENTEVAL_EXAMPLE_LATENCY_SCALE"
 SYSTEM_PROMPT_TOKENS = 412

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agenteval.runner.context import ToolError
+from agenteval.sdk import ToolError
 from examples.support_agent.parsing import Request
 from examples.support_agent.session import Session
 

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from agenteval.stack import EmbeddedStack
+from agenteval.cli.stack import EmbeddedStack
 
 ROOT = Path(__file__).resolve().parents[2]
-DATA = ROOT / "tests/transcript_store/data"
+DATA = ROOT / "tests/importers/data"
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ from __future__ import annotations
 import filecmp
 from pathlib import Path
 
-from agenteval import protogen
+from agenteval.contracts import protogen
 
 
 def test_generated_code_matches_the_proto_files(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import yaml
 
-from agenteval.stack import settings_class_of
+from agenteval.cli.stack import settings_class_of
 
 ROOT = Path(__file__).resolve().parents[2]
 COMPOSE = ROOT / "docker-compose.yml"
@@ -191,7 +191,7 @@ def test_latency_panel_shows_p50_p95_p99_from_the_trial_histogram(dashboard: dic
 def test_pass_at_k_panels_select_only_exported_k(dashboard: dict[str, Any]) -> None:
     """The services export pass@k / pass^k for k = 1, 3, 5, 10 and n only: a panel pinned to
     another k (say k="2") would stay empty for most runs."""
-    from agenteval.metrics.metrics import EXPORTED_K
+    from agenteval.metrics.instruments import EXPORTED_K
 
     k_panels = [
         e
@@ -222,7 +222,7 @@ def test_template_variables_suite_and_agent_version_come_from_label_values(
 
 def test_every_contract_metric_is_declared_by_a_service() -> None:
     declared = set()
-    for path in (ROOT / "services").glob("*/metrics.py"):
+    for path in (ROOT / "services").glob("*/src/agenteval/*/instruments.py"):
         declared |= set(re.findall(r'"(agenteval_[a-z0-9_]+)"', path.read_text()))
     missing = CONTRACT - declared
     assert not missing, f"the dashboard expects metrics no service declares: {sorted(missing)}"

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from agenteval.client import Client
+from agenteval.cli.stack import EmbeddedStack
 from agenteval.contracts.suite import Suite
-from agenteval.eval_generator.synthesizer.datasets import DATASETS
-from agenteval.stack import EmbeddedStack
+from agenteval.sdk import Client
 from agenteval.v1 import runner_pb2
+from tests.fixtures.labeled_datasets import DATASETS
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -170,7 +170,7 @@ async def test_generation_and_tests_see_traces_as_graders_do_and_name_traces_it_
 
     train = DATASETS["support_tool_errors"](n=60, seed=2)
     write_jsonl(tmp_path / "labeled.jsonl", train.traces, train.labels, "t")  # line 61 is broken
-    otlp = ROOT / "tests/transcript_store/data/otlp_traces.jsonl"  # 2 labeled traces, 1 unlabeled
+    otlp = ROOT / "tests/importers/data/otlp_traces.jsonl"  # 2 labeled traces, 1 unlabeled
 
     async with EmbeddedStack(tmp_path / "data") as stack:
         for path, dataset in ((tmp_path / "labeled.jsonl", "support"), (otlp, "otel")):

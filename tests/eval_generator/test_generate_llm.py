@@ -6,12 +6,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from agenteval.client import Client
-from agenteval.eval_generator.synthesizer.datasets import DATASETS
-from agenteval.stack import EmbeddedStack
+from agenteval.cli.stack import EmbeddedStack
+from agenteval.sdk import Client
 from agenteval.v1 import eval_generator_pb2 as pb
 from agenteval.v1 import transcripts_pb2
 from tests.fakes.anthropic_server import FakeAnthropicServer, text_reply, tool_use_reply
+from tests.fixtures.labeled_datasets import DATASETS
 
 CODE = '''
 import re

@@ -25,11 +25,11 @@ from agenteval.eval_generator.synthesizer import (
     split_dataset,
     synthesize,
 )
-from agenteval.eval_generator.synthesizer.datasets import DATASETS, LabeledDataset
 from agenteval.eval_generator.synthesizer.emit import emit
 from agenteval.eval_generator.synthesizer.learn import TrainingData, fit_tree, learn
 from agenteval.eval_generator.synthesizer.rules import DecisionTree
 from agenteval.sandbox import SandboxPool, check_code
+from tests.fixtures.labeled_datasets import DATASETS, LabeledDataset
 
 
 @dataclass

@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from agenteval.contracts.suite import Case, Suite
-from agenteval.runner.context import AgentContext
+from agenteval.sdk import AgentContext
 from examples.support_agent import (
     LATENCY_SCALE_ENV,
     SupportTools,

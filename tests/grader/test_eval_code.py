@@ -10,11 +10,11 @@ from pathlib import Path
 import grpc
 import pytest
 
-from agenteval.client import Client
+from agenteval.cli.stack import EmbeddedStack
 from agenteval.contracts.errors import InvalidArgument
 from agenteval.grader.eval_code import EvalCodeTester
 from agenteval.sandbox import SandboxPool
-from agenteval.stack import EmbeddedStack
+from agenteval.sdk import Client
 from agenteval.v1 import grader_pb2
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from agenteval.client import Client
-from agenteval.stack import EmbeddedStack
+from agenteval.cli.stack import EmbeddedStack
+from agenteval.sdk import Client
 from agenteval.suites import load_suite
 from tests.fakes.anthropic_server import FakeAnthropicServer
 

@@ -8,9 +8,9 @@ from typing import Any
 
 import grpc
 
-from agenteval.client import Client
+from agenteval.cli.stack import EmbeddedStack
 from agenteval.contracts.suite import Suite
-from agenteval.stack import EmbeddedStack
+from agenteval.sdk import Client
 from agenteval.v1 import agent_pb2, agent_pb2_grpc, common_pb2, runner_pb2
 
 

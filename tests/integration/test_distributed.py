@@ -14,9 +14,9 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from agenteval.client import Client
 from agenteval.contracts.suite import Suite
 from agenteval.runtime.nats_server import free_port
+from agenteval.sdk import Client
 from agenteval.v1 import common_pb2, runner_pb2, transcripts_pb2, transcripts_pb2_grpc
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -9,11 +9,11 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from agenteval.client import Client
+from agenteval.cli.stack import EmbeddedStack
 from agenteval.contracts.pb import TRIAL_STATUS_FROM_PB
 from agenteval.contracts.suite import Suite
 from agenteval.contracts.trace import Trace
-from agenteval.stack import EmbeddedStack
+from agenteval.sdk import Client
 from agenteval.v1 import common_pb2, runner_pb2
 
 SUITE = Suite.model_validate(

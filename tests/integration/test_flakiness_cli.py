@@ -7,9 +7,9 @@ import json
 import sys
 from pathlib import Path
 
-from agenteval.client import Client
+from agenteval.cli.stack import EmbeddedStack
 from agenteval.contracts.suite import Suite
-from agenteval.stack import EmbeddedStack
+from agenteval.sdk import Client
 
 ROOT = Path(__file__).resolve().parents[2]
 

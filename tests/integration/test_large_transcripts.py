@@ -11,7 +11,7 @@ from typing import Any
 import nats
 from faststream.nats import NatsBroker
 
-from agenteval.client import Client
+from agenteval.cli.stack import EmbeddedStack
 from agenteval.contracts.events import Event, TraceRef, TrialCompleted, TrialGraded
 from agenteval.contracts.subjects import Subjects
 from agenteval.contracts.suite import Case, GraderSpec, Suite
@@ -20,7 +20,7 @@ from agenteval.grader import handlers as grader_handlers
 from agenteval.grader.service import GraderService
 from agenteval.runtime import bus
 from agenteval.runtime.transcript_bucket import TranscriptBucket
-from agenteval.stack import EmbeddedStack
+from agenteval.sdk import Client
 from agenteval.storage import create_engine, upgrade
 from agenteval.transcript_store import handlers as store_handlers
 from agenteval.transcript_store.app import MIGRATIONS

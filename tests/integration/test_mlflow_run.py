@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from agenteval.client import Client
+from agenteval.cli.stack import EmbeddedStack
 from agenteval.contracts.suite import Suite
 from agenteval.metrics.mlflow_export import experiment_name
-from agenteval.stack import EmbeddedStack
+from agenteval.sdk import Client
 
 SUITE = Suite.model_validate(
     {

@@ -7,9 +7,9 @@ from pathlib import Path
 
 from prometheus_client.parser import text_string_to_metric_families
 
-from agenteval.client import Client
+from agenteval.cli.stack import EmbeddedStack
 from agenteval.contracts.suite import Suite
-from agenteval.stack import EmbeddedStack
+from agenteval.sdk import Client
 
 SUITE = Suite.model_validate(
     {

@@ -12,9 +12,9 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from agenteval.client import Client
+from agenteval.cli.stack import EmbeddedStack
 from agenteval.contracts.suite import Suite
-from agenteval.stack import EmbeddedStack
+from agenteval.sdk import Client
 
 _EXPORTER = InMemorySpanExporter()
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from agenteval.client import Client
+from agenteval.cli.stack import EmbeddedStack
 from agenteval.contracts.suite import Suite
-from agenteval.stack import EmbeddedStack
+from agenteval.sdk import Client
 from tests import agents
 
 

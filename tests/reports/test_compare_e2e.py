@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 
-from agenteval.client import Client
+from agenteval.cli.stack import EmbeddedStack
 from agenteval.contracts.suite import Suite
 from agenteval.reports import comparison_report
-from agenteval.stack import EmbeddedStack
+from agenteval.sdk import Client
 from agenteval.stats import plan_trials
 from agenteval.v1 import common_pb2, runner_pb2
 from tests.reports.agents import BROKEN

@@ -8,12 +8,12 @@ from collections.abc import AsyncIterator
 import grpc
 import pytest
 
-from agenteval.client import Client
 from agenteval.contracts.events import GradeRecord, TrialCompleted, TrialGraded
 from agenteval.contracts.suite import Case
 from agenteval.contracts.trace import Trace
 from agenteval.importers import LABEL_HELP
 from agenteval.runtime.grpc_server import GrpcServer
+from agenteval.sdk import Client
 from agenteval.storage import create_engine, upgrade
 from agenteval.transcript_store.app import MIGRATIONS
 from agenteval.transcript_store.datasets import DatasetRepository

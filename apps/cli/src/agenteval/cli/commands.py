@@ -1,0 +1,309 @@
+"""Commands of ``agent-eval``: run, up, serve, runs, trials, show."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from agenteval.cli import DataDir, JsonOut, Server, app, connect, err, fail, out, print_json, run_async
+from agenteval.cli.render import print_summary, summary_json
+
+
+@app.command()
+def run(
+    suite: Annotated[Path, typer.Argument(help="Suite file (YAML).")],
+    agent: Annotated[
+        str | None, typer.Option("--agent", "-a", help="Agent spec, e.g. python:module:function.")
+    ] = None,
+    k: Annotated[int | None, typer.Option("-k", "--trials", min=1, max=1000, help="Trials per case.")] = None,
+    seed: Annotated[int, typer.Option(help="Seed of the trials' random generators (0: random).")] = 0,
+    concurrency: Annotated[int, typer.Option(min=0, help="Trials at once (0: default).")] = 0,
+    timeout: Annotated[float | None, typer.Option(help="Per-trial timeout in seconds.")] = None,
+    tag: Annotated[
+        list[str] | None, typer.Option("--tag", "-t", help="Only cases with this tag (repeatable).")
+    ] = None,
+    agent_version: Annotated[str, typer.Option(help="Label of this agent version, for comparisons.")] = "",
+    fail_under: Annotated[
+        float | None, typer.Option(help="Exit 1 when the pass rate is below this (0..1).")
+    ] = None,
+    data_dir: DataDir = Path(".agenteval"),
+    server: Server = None,
+    json_out: JsonOut = False,
+) -> None:
+    """Run a suite against an agent, k trials per case, and print the results."""
+    from agenteval.suites import SuiteError, load_suite
+
+    try:
+        suite_obj = load_suite(suite)
+    except SuiteError as exc:
+        fail(str(exc), 2)
+    if timeout is not None and timeout <= 0:
+        fail("--timeout must be positive", 2)
+
+    async def go() -> dict:
+        async with connect(server, data_dir) as client:
+            run_pb = await client.submit(
+                suite_obj,
+                agent=agent or "",
+                k=k,
+                seed=seed,
+                concurrency=concurrency,
+                timeout_s=timeout or 0.0,
+                tags=tag or [],
+                agent_version=agent_version,
+            )
+            summary = await _follow(client, run_pb.run_id, run_pb.trials_total, quiet=json_out)
+            return {"run_id": run_pb.run_id, "summary": summary}
+
+    result = run_async(go)
+    summary = result["summary"]
+    if summary is None:
+        fail(f"run {result['run_id']} ended without a summary")
+    if json_out:
+        print_json(summary_json(summary))
+    else:
+        print_summary(out, summary)
+    if fail_under is not None and summary.pass_rate < fail_under:
+        err.print(f"pass rate {summary.pass_rate:.3f} is below --fail-under {fail_under}")
+        raise typer.Exit(1)
+
+
+async def _follow(client, run_id: str, total: int, quiet: bool):  # type: ignore[no-untyped-def]
+    """Show a live progress bar until the run completes; return its summary."""
+    from agenteval.contracts.pb import summary_from_pb
+    from agenteval.v1 import runner_pb2
+
+    progress = Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[passes]} passed"),
+        TimeElapsedColumn(),
+        console=err,
+        transient=True,
+        disable=quiet or not err.is_terminal,
+    )
+    with progress:
+        task = progress.add_task(f"run {run_id}", total=total, passes=0)
+        async for ev in client.watch(run_id):
+            progress.update(task, completed=ev.trials_graded, passes=ev.passes)
+            if ev.type == runner_pb2.RUN_EVENT_TYPE_COMPLETED:
+                return summary_from_pb(ev.summary)
+            if ev.type == runner_pb2.RUN_EVENT_TYPE_CANCELLED and ev.HasField("summary"):
+                return summary_from_pb(ev.summary)
+    return await client.summary(run_id)
+
+
+@app.command()
+def up(
+    data_dir: DataDir = Path(".agenteval"),
+    address: Annotated[str, typer.Option(help="gRPC listen address.")] = "127.0.0.1:50051",
+    metrics_port: Annotated[int | None, typer.Option(help="Serve Prometheus /metrics on this port.")] = None,
+) -> None:
+    """Keep the embedded stack running for other clients (use --server ADDR with them)."""
+    from agenteval.cli.stack import EmbeddedStack
+
+    async def go() -> None:
+        stack = EmbeddedStack(data_dir, grpc_address=address, metrics_port=metrics_port)
+        await stack.start()
+        metrics = (
+            f", /metrics on :{stack.host.metrics_port}" if stack.host and stack.host.metrics_port else ""
+        )
+        err.print(
+            f"agenteval is up: gRPC {stack.target}, NATS {stack.nats.url}{metrics}, data in {data_dir}. "
+            "Ctrl-C stops."
+        )
+        try:
+            assert stack.host is not None
+            await stack.host.serve_forever()
+        finally:
+            await stack.stop()
+
+    run_async(go)
+
+
+@app.command()
+def serve(
+    service: Annotated[
+        str, typer.Argument(help="runner, grader, metrics, transcript_store or eval_generator.")
+    ],
+    address: Annotated[
+        str | None, typer.Option(help="gRPC listen address (default: the service's setting).")
+    ] = None,
+) -> None:
+    """Run one service alone (distributed mode): NATS and the database come from AGENTEVAL_* settings."""
+    from agenteval.cli.stack import SERVICES, component, grpc_address_of
+    from agenteval.runtime.host import serve_main
+
+    name = service.replace("-", "_")
+    if name == "transcripts":
+        name = "transcript_store"
+    if name not in SERVICES:
+        fail(f"unknown service {service!r}; services: {', '.join(SERVICES)}", 2)
+    serve_main(lambda common: component(name, common), address or grpc_address_of(name))
+
+
+@app.command()
+def runs(
+    suite: Annotated[str | None, typer.Option(help="Only runs of this suite.")] = None,
+    agent_version: Annotated[str | None, typer.Option(help="Only runs of this agent version.")] = None,
+    limit: int = 20,
+    data_dir: DataDir = Path(".agenteval"),
+    server: Server = None,
+    json_out: JsonOut = False,
+) -> None:
+    """List runs, newest first."""
+    from rich.table import Table
+
+    from agenteval.contracts.pb import RUN_STATUS_FROM_PB
+    from agenteval.v1 import runner_pb2
+
+    async def go():  # type: ignore[no-untyped-def]
+        async with connect(server, data_dir) as client:
+            resp = await client.runs.ListRuns(
+                runner_pb2.ListRunsRequest(suite=suite or "", agent_version=agent_version or "", limit=limit)
+            )
+            return list(resp.runs)
+
+    found = run_async(go)
+    rows = [
+        {
+            "run_id": r.run_id,
+            "suite": r.suite,
+            "agent_version": r.agent_version,
+            "status": RUN_STATUS_FROM_PB.get(r.status, "unknown"),
+            "trials": r.trials_total,
+            "pass_rate": r.summary.pass_rate if r.HasField("summary") else None,
+            "created_at": r.created_at,
+        }
+        for r in found
+    ]
+    if json_out:
+        print_json({"runs": rows})
+        return
+    table = Table("run", "suite", "agent version", "status", "trials", "pass rate", "created")
+    for r in rows:
+        rate = "" if r["pass_rate"] is None else f"{r['pass_rate'] * 100:.0f}%"
+        table.add_row(
+            r["run_id"],
+            r["suite"],
+            r["agent_version"],
+            r["status"],
+            str(r["trials"]),
+            rate,
+            r["created_at"][:19],
+        )
+    out.print(table)
+
+
+@app.command()
+def show(
+    run_id: Annotated[str, typer.Argument(help="Run id.")],
+    data_dir: DataDir = Path(".agenteval"),
+    server: Server = None,
+    json_out: JsonOut = False,
+) -> None:
+    """Show a run's result table."""
+
+    async def go():  # type: ignore[no-untyped-def]
+        async with connect(server, data_dir) as client:
+            return await client.summary(run_id)
+
+    summary = run_async(go)
+    if summary is None:
+        fail(f"run {run_id} has no summary yet")
+    if json_out:
+        print_json(summary_json(summary))
+    else:
+        print_summary(out, summary)
+
+
+@app.command()
+def trials(
+    run_id: Annotated[str, typer.Argument(help="Run id.")],
+    case: Annotated[str, typer.Option(help="Only this case.")] = "",
+    data_dir: DataDir = Path(".agenteval"),
+    server: Server = None,
+    json_out: JsonOut = False,
+) -> None:
+    """List the stored transcripts of a run, with each grader's verdict and explanation."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    from agenteval.contracts.pb import TRIAL_STATUS_FROM_PB
+
+    async def go():  # type: ignore[no-untyped-def]
+        async with connect(server, data_dir) as client:
+            return await client.trials(run_id, case_id=case)
+
+    found = run_async(go)
+    docs = [
+        {
+            "trial_id": t.trial_id,
+            "case_id": t.case_id,
+            "trial_index": t.trial_index,
+            "status": TRIAL_STATUS_FROM_PB.get(t.status, "unknown"),
+            "latency_ms": t.latency_ms,
+            # None until the trial is graded
+            "passed": t.passed if t.HasField("passed") else None,
+            "score": t.score if t.HasField("score") else None,
+            "grades": [
+                {
+                    "name": g.name,
+                    "params": json.loads(g.params_json) if g.params_json else {},
+                    "score": g.score,
+                    "passed": g.passed,
+                    "explanation": g.explanation,
+                    "error": g.error or None,
+                    "input_tokens": g.input_tokens,
+                    "output_tokens": g.output_tokens,
+                    "cost_usd": g.cost_usd,
+                }
+                for g in t.grades
+            ],
+            "trace": json.loads(t.trace_json) if t.trace_json else None,
+        }
+        for t in found
+    ]
+    if json_out:
+        print_json({"trials": docs})
+        return
+    table = Table("trial", "status", "verdict", "score", "ms", "tools", "output")
+    for d in docs:
+        trace = d["trace"] or {}
+        tools = ", ".join(s.get("name") or "" for s in trace.get("steps", []) if s.get("type") == "tool_call")
+        table.add_row(
+            d["trial_id"],
+            d["status"],
+            _verdict(d["passed"]),
+            "" if d["score"] is None else f"{d['score']:.2f}",
+            f"{d['latency_ms']:.1f}",
+            tools,
+            (trace.get("output") or "")[:80],
+        )
+    out.print(table)
+    # Explanations are printed in full, not squeezed into a table cell: they say why a score is what it is.
+    for d in docs:
+        if not d["grades"]:
+            continue
+        out.print(f"[bold]{escape(d['trial_id'])}[/] {_verdict(d['passed'])}", highlight=False)
+        for g in d["grades"]:
+            params = f" {escape(json.dumps(g['params'], sort_keys=True))}" if g["params"] else ""
+            line = f"  {_verdict(g['passed'])} {escape(g['name'])}{params} {g['score']:.2f}: {escape(g['explanation'])}"
+            if g["error"]:
+                line += f" [red](error: {escape(g['error'])})[/]"
+            out.print(line, highlight=False, soft_wrap=True)
+
+
+def _verdict(passed: bool | None) -> str:
+    if passed is None:
+        return "[dim]not graded[/]"
+    return "[green]pass[/]" if passed else "[red]fail[/]"
+
+
+_ = asyncio  # the commands above run through run_async

@@ -1,3 +1,0 @@
-from agenteval.cli import main
-
-main()

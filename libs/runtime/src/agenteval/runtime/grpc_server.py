@@ -1,0 +1,168 @@
+"""gRPC servers: health and reflection on every server, one error-mapping interceptor.
+
+Servicers raise the contract errors (NotFound, InvalidArgument, ...); the interceptor
+turns them into status codes so no servicer sets a code by hand.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Iterable, Iterator
+from contextlib import contextmanager
+from typing import Any, TypeVar
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_health.v1.health import aio as health_aio
+from grpc_reflection.v1alpha import reflection
+
+from agenteval.contracts import errors
+from agenteval.contracts.transport import MAX_MESSAGE_BYTES, channel
+
+log = logging.getLogger("agenteval.grpc")
+
+_TRequest = TypeVar("_TRequest")
+_TResponse = TypeVar("_TResponse")
+
+_CODES: dict[type[Exception], grpc.StatusCode] = {
+    errors.NotFound: grpc.StatusCode.NOT_FOUND,
+    errors.InvalidArgument: grpc.StatusCode.INVALID_ARGUMENT,
+    errors.Conflict: grpc.StatusCode.FAILED_PRECONDITION,
+    errors.Unavailable: grpc.StatusCode.UNAVAILABLE,
+    errors.PermissionDenied: grpc.StatusCode.PERMISSION_DENIED,
+}
+
+
+def status_for(exc: BaseException) -> grpc.StatusCode:
+    for cls, code in _CODES.items():
+        if isinstance(exc, cls):
+            return code
+    return grpc.StatusCode.INTERNAL
+
+
+@contextmanager
+def _server_span(method: str, context: Any) -> Iterator[None]:
+    """A server span per RPC, continuing the caller's trace from gRPC metadata."""
+    from opentelemetry import propagate, trace
+
+    carrier = {k: v for k, v in (context.invocation_metadata() or ()) if isinstance(v, str)}
+    tracer = trace.get_tracer("agenteval.grpc")
+    with tracer.start_as_current_span(
+        method.rsplit("/", 1)[-1], context=propagate.extract(carrier), kind=trace.SpanKind.SERVER
+    ) as span:
+        span.set_attribute("rpc.system", "grpc")
+        span.set_attribute("rpc.method", method)
+        yield
+
+
+class ErrorInterceptor(grpc.aio.ServerInterceptor):
+    """Maps contract errors to gRPC status codes for unary and streaming handlers."""
+
+    async def intercept_service(
+        self,
+        continuation: Callable[
+            [grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler[_TRequest, _TResponse] | None]
+        ],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler[_TRequest, _TResponse] | None:
+        handler = await continuation(handler_call_details)
+        if handler is None:
+            return handler
+        method = handler_call_details.method
+
+        def wrap_unary(fn: Any) -> Any:
+            async def call(request: Any, context: grpc.aio.ServicerContext) -> Any:
+                try:
+                    with _server_span(method, context):
+                        return await fn(request, context)
+                except errors.AgentEvalError as exc:
+                    await context.abort(status_for(exc), str(exc))
+                except grpc.aio.AbortError:
+                    raise
+                except Exception as exc:
+                    log.exception("unhandled error in %s", method)
+                    await context.abort(grpc.StatusCode.INTERNAL, f"{type(exc).__name__}: {exc}")
+
+            return call
+
+        def wrap_stream(fn: Any) -> Any:
+            async def call(request: Any, context: grpc.aio.ServicerContext) -> Any:
+                try:
+                    with _server_span(method, context):
+                        async for item in fn(request, context):
+                            yield item
+                except errors.AgentEvalError as exc:
+                    await context.abort(status_for(exc), str(exc))
+                except grpc.aio.AbortError:
+                    raise
+                except Exception as exc:
+                    log.exception("unhandled error in %s", method)
+                    await context.abort(grpc.StatusCode.INTERNAL, f"{type(exc).__name__}: {exc}")
+
+            return call
+
+        if handler.unary_unary:
+            return grpc.unary_unary_rpc_method_handler(
+                wrap_unary(handler.unary_unary), handler.request_deserializer, handler.response_serializer
+            )
+        if handler.stream_unary:
+            return grpc.stream_unary_rpc_method_handler(
+                wrap_unary(handler.stream_unary), handler.request_deserializer, handler.response_serializer
+            )
+        if handler.unary_stream:
+            return grpc.unary_stream_rpc_method_handler(
+                wrap_stream(handler.unary_stream), handler.request_deserializer, handler.response_serializer
+            )
+        if handler.stream_stream:
+            return grpc.stream_stream_rpc_method_handler(
+                wrap_stream(handler.stream_stream), handler.request_deserializer, handler.response_serializer
+            )
+        return handler
+
+
+class GrpcServer:
+    """An aio server with health, reflection and the error interceptor."""
+
+    def __init__(self, address: str = "127.0.0.1:0") -> None:
+        self.server = grpc.aio.server(
+            interceptors=[ErrorInterceptor()],
+            options=[
+                ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+                ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
+            ],
+        )
+        self.health = health_aio.HealthServicer()
+        health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
+        self.address = address
+        self.port = 0
+        self._service_names: list[str] = [health_pb2.DESCRIPTOR.services_by_name["Health"].full_name]
+
+    def add(self, add_fn: Callable[[Any, Any], None], servicer: Any, full_names: Iterable[str]) -> None:
+        """Register a servicer (``add_XServicer_to_server``) and the names it serves."""
+        add_fn(servicer, self.server)
+        self._service_names.extend(full_names)
+
+    async def start(self) -> int:
+        reflection.enable_server_reflection([*self._service_names, reflection.SERVICE_NAME], self.server)
+        self.port = self.server.add_insecure_port(self.address)
+        if self.port == 0:
+            raise errors.Unavailable(f"cannot bind gRPC server to {self.address}")
+        await self.server.start()
+        for name in self._service_names:
+            await self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
+        await self.health.set("", health_pb2.HealthCheckResponse.SERVING)
+        return self.port
+
+    @property
+    def target(self) -> str:
+        host = self.address.rsplit(":", 1)[0]
+        if host in ("0.0.0.0", "[::]", ""):
+            host = "127.0.0.1"
+        return f"{host}:{self.port}"
+
+    async def stop(self, grace_s: float = 2.0) -> None:
+        await self.health.enter_graceful_shutdown()
+        await self.server.stop(grace_s)
+
+
+__all__ = ["MAX_MESSAGE_BYTES", "ErrorInterceptor", "GrpcServer", "channel"]

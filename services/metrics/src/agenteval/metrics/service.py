@@ -1,0 +1,117 @@
+"""The metrics service's domain: record graded trials, publish progress and completion.
+
+run.completed is published once per run: the summary goes out with a dedupe id
+(``run.completed:<run>``) before the run is marked complete, so a crash in between
+republishes the same event, which JetStream drops as a duplicate.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+from agenteval.contracts.events import Event, RunCompleted, RunProgressed, TrialGraded
+from agenteval.contracts.subjects import Subjects
+from agenteval.contracts.summary import RunSummary
+from agenteval.metrics import instruments
+from agenteval.metrics.repository import MetricsRepository
+from agenteval.metrics.summary import summarize
+from agenteval.runtime.telemetry import event_span
+
+Publisher = Callable[[str, Sequence[Event]], Awaitable[None]]
+
+PROGRESS_INTERVAL_S = 0.2
+MAX_REMEMBERED_RUNS = 64
+MAX_REMEMBERED_TRIALS = 200_000
+
+
+def trial_cost(g: TrialGraded) -> float:
+    from agenteval.stats import cost_usd
+
+    agent_cost = sum(
+        cost_usd(model, t.get("input_tokens", 0), t.get("output_tokens", 0)) for model, t in g.models.items()
+    )
+    return agent_cost + g.grading_cost_usd
+
+
+class MetricsService:
+    def __init__(
+        self,
+        repo: MetricsRepository,
+        subjects: Subjects,
+        publish: Publisher,
+        on_completed: Callable[[RunSummary], Awaitable[None]] | None = None,
+    ) -> None:
+        self.repo = repo
+        self.subjects = subjects
+        self.publish = publish
+        self.on_completed = on_completed
+        self._last_progress: dict[str, float] = {}
+        self._rows: dict[str, dict[str, dict[str, Any]]] = {}
+        """Per run, the rows this process recorded (first one wins, as in the table): when it
+        recorded them all, the summary is made from them instead of reading them back."""
+
+    async def on_graded(self, graded: Sequence[TrialGraded]) -> None:
+        rows = await self.repo.record(graded, [trial_cost(g) for g in graded])
+        self._remember(rows)
+        last = {g.run_id: g for g in graded}
+        for run_id, ev in last.items():
+            with event_span("metrics.check", ev):  # run.progressed/completed join the run's trace
+                await self._check(run_id)
+
+    async def _check(self, run_id: str) -> None:
+        graded, passes, total, completed = await self.repo.progress(run_id)
+        if completed:
+            return
+        if total and graded >= total:
+            await self.complete(run_id)
+            return
+        now = time.monotonic()
+        if now - self._last_progress.get(run_id, 0.0) >= PROGRESS_INTERVAL_S:
+            self._last_progress[run_id] = now
+            await self.publish(
+                self.subjects.run_progressed,
+                [
+                    RunProgressed(
+                        event_id=f"run.progressed:{run_id}:{graded}",
+                        run_id=run_id,
+                        trials_total=total,
+                        trials_graded=graded,
+                        passes=passes,
+                    )
+                ],
+            )
+
+    async def complete(self, run_id: str) -> RunSummary:
+        summary = await self.summary(run_id)
+        await self.publish(
+            self.subjects.run_completed,
+            [RunCompleted(event_id=f"run.completed:{run_id}", run_id=run_id, summary=summary)],
+        )
+        await self.repo.mark_completed(run_id, summary)
+        self._last_progress.pop(run_id, None)
+        self._rows.pop(run_id, None)
+        instruments.observe_run(summary)
+        if self.on_completed is not None:
+            await self.on_completed(summary)
+        return summary
+
+    async def summary(self, run_id: str) -> RunSummary:
+        meta = await self.repo.run_meta(run_id)
+        mine = self._rows.get(run_id)
+        if meta is not None and mine is not None and len(mine) >= meta["trials_total"] > 0:
+            rows = list(mine.values())  # every trial passed through here (one replica, no restart)
+        else:
+            rows = await self.repo.trials(run_id)
+        return summarize(run_id, rows, meta)
+
+    def _remember(self, rows: Sequence[dict[str, Any]]) -> None:
+        for row in rows:
+            per_run = self._rows.get(row["run_id"])
+            if per_run is None:
+                if len(self._rows) >= MAX_REMEMBERED_RUNS:  # oldest first: a run that never completes
+                    self._rows.pop(next(iter(self._rows)))
+                per_run = self._rows[row["run_id"]] = {}
+            if len(per_run) < MAX_REMEMBERED_TRIALS:
+                per_run.setdefault(row["trial_id"], row)

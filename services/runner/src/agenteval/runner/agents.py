@@ -1,0 +1,171 @@
+"""Agent adapters: how the runner reaches the agent under test, by spec.
+
+- ``python:module:function`` (or ``python:path/to/file.py:function``): a sync or async
+  callable ``agent(messages, ctx)`` returning the final answer or a trace dict.
+- ``grpc://host:port``: a server implementing ``agenteval.v1.AgentService``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import importlib.util
+import inspect
+import json
+import os
+import sys
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from agenteval.contracts.errors import InvalidArgument
+from agenteval.sdk import AgentContext
+
+
+@dataclass
+class AgentOutput:
+    """What an agent returned: its answer, and optionally steps/state it reports itself."""
+
+    output: str | None
+    extra: dict[str, Any]
+
+
+class Agent(Protocol):
+    spec: str
+
+    async def run(self, messages: list[dict[str, Any]], ctx: AgentContext) -> AgentOutput: ...
+
+
+def normalize_result(result: Any) -> AgentOutput:
+    """An agent may return a string, a trace-like dict, or anything printable."""
+    if result is None:
+        return AgentOutput(None, {})
+    if isinstance(result, str):
+        return AgentOutput(result, {})
+    if isinstance(result, dict):
+        out = result.get("output", result.get("answer"))
+        return AgentOutput(None if out is None else str(out), result)
+    return AgentOutput(str(result), {})
+
+
+_threads = ThreadPoolExecutor(max_workers=64, thread_name_prefix="agent")
+
+
+class PythonAgent:
+    """A Python callable imported by ``python:module:function``."""
+
+    def __init__(self, spec: str, fn: Callable[..., Any]) -> None:
+        self.spec = spec
+        self.fn = fn
+        self.is_async = inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(
+            getattr(fn, "__call__", None)  # noqa: B004 - async callable objects
+        )
+
+    async def run(self, messages: list[dict[str, Any]], ctx: AgentContext) -> AgentOutput:
+        if self.is_async:
+            return normalize_result(await self.fn(messages, ctx))
+        loop = asyncio.get_running_loop()
+        result = await loop.run_in_executor(_threads, self.fn, messages, ctx)
+        if inspect.isawaitable(result):
+            result = await result
+        return normalize_result(result)
+
+
+class GrpcAgent:
+    """An agent behind ``AgentService`` (``grpc://host:port``)."""
+
+    def __init__(self, spec: str, target: str) -> None:
+        self.spec = spec
+        self.target = target
+        self._stub: Any = None
+
+    async def run(self, messages: list[dict[str, Any]], ctx: AgentContext) -> AgentOutput:
+        from agenteval.runtime.grpc_server import channel
+        from agenteval.v1 import agent_pb2, agent_pb2_grpc
+
+        if self._stub is None:
+            self._stub = agent_pb2_grpc.AgentServiceStub(channel(self.target))
+        resp = await self._stub.RunAgent(
+            agent_pb2.RunAgentRequest(
+                run_id=ctx.run_id,
+                case_id=ctx.case_id,
+                trial_index=ctx.trial_index,
+                seed=ctx.seed,
+                messages_json=json.dumps(messages),
+                initial_state_json=json.dumps(ctx.state),
+                tool_mocks_json=json.dumps(ctx.tool_mocks),
+            )
+        )
+        extra: dict[str, Any] = {}
+        if resp.steps_json:
+            extra["steps"] = json.loads(resp.steps_json)
+        if resp.state_json:
+            extra["state"] = json.loads(resp.state_json)
+        if resp.input_tokens or resp.output_tokens:
+            extra["usage"] = {"input_tokens": resp.input_tokens, "output_tokens": resp.output_tokens}
+        return AgentOutput(resp.output, extra)
+
+
+_cache: dict[str, Agent] = {}
+
+
+def _import_callable(target: str, spec: str) -> Callable[..., Any]:
+    module_name, sep, attr = target.rpartition(":")
+    if not sep or not module_name or not attr:
+        raise InvalidArgument(f"agent spec {spec!r} must look like python:module:function")
+    if module_name.endswith(".py") or os.sep in module_name:
+        path = Path(module_name).resolve()
+        if not path.exists():
+            raise InvalidArgument(f"agent {spec!r}: file {module_name} does not exist")
+        mod_spec = importlib.util.spec_from_file_location(f"agenteval_agent_{abs(hash(path))}", path)
+        if mod_spec is None or mod_spec.loader is None:
+            raise InvalidArgument(f"agent {spec!r}: cannot load {module_name}")
+        module = importlib.util.module_from_spec(mod_spec)
+        mod_spec.loader.exec_module(module)
+    else:
+        cwd = os.getcwd()
+        if cwd not in sys.path:
+            sys.path.insert(0, cwd)
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError as exc:
+            raise InvalidArgument(f"agent {spec!r}: cannot import module {module_name!r}: {exc}") from None
+        except Exception as exc:
+            raise InvalidArgument(
+                f"agent {spec!r}: importing {module_name!r} failed: {type(exc).__name__}: {exc}"
+            ) from None
+    fn: object = module
+    for part in attr.split("."):
+        fn = getattr(fn, part, None)
+        if fn is None:
+            raise InvalidArgument(f"agent {spec!r}: {module_name!r} has no attribute {attr!r}")
+    if not callable(fn):
+        raise InvalidArgument(f"agent {spec!r}: {attr!r} is not callable")
+    return fn
+
+
+def load_agent(spec: str) -> Agent:
+    """The agent named by ``spec``; raises InvalidArgument with a reason when it cannot be loaded."""
+    spec = (spec or "").strip()
+    if spec in _cache:
+        return _cache[spec]
+    agent: Agent
+    if spec.startswith("python:"):
+        agent = PythonAgent(spec, _import_callable(spec[len("python:") :], spec))
+    elif spec.startswith("grpc://"):
+        target = spec[len("grpc://") :]
+        if not target:
+            raise InvalidArgument(f"agent spec {spec!r} needs host:port")
+        agent = GrpcAgent(spec, target)
+    elif not spec:
+        raise InvalidArgument(
+            "no agent given: pass --agent python:module:function or set 'agent' in the suite"
+        )
+    else:
+        raise InvalidArgument(
+            f"unsupported agent spec {spec!r}: use python:module:function or grpc://host:port"
+        )
+    _cache[spec] = agent
+    return agent

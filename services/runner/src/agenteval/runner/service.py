@@ -1,0 +1,402 @@
+"""The runner's domain: accept runs, expand them into trials, run trials, track runs."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import secrets
+import time
+from collections import Counter
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
+
+from agenteval.contracts.errors import InvalidArgument, NotFound
+from agenteval.contracts.events import (
+    Event,
+    RunCancelled,
+    RunCompleted,
+    RunProgressed,
+    RunSubmitted,
+    TraceRef,
+    TrialCompleted,
+    TrialRequested,
+    trial_id_for,
+)
+from agenteval.contracts.subjects import Subjects
+from agenteval.contracts.suite import Suite
+from agenteval.contracts.summary import RunSummary
+from agenteval.contracts.trace import Trace
+from agenteval.grading.eval_function import SAVED_EVAL
+from agenteval.runner import instruments
+from agenteval.runner.agents import load_agent
+from agenteval.runner.executor import fit_trace, fits_bus, run_trial, trial_seed
+from agenteval.runner.repository import RunRecord, RunRepository
+from agenteval.runner.settings import RunnerSettings
+from agenteval.runtime.coalesce import Coalescer
+from agenteval.suites import SuiteError, filter_cases, validate_suite
+
+if TYPE_CHECKING:
+    from agenteval.runtime.run_windows import RunWindows
+    from agenteval.runtime.transcript_bucket import TranscriptBucket
+
+log = logging.getLogger("agenteval.runner")
+
+Publisher = Callable[[str, Sequence[Event]], Awaitable[None]]
+
+SavedEvalLookup = Callable[[str, int], Awaitable[None]]
+"""Checks that saved eval NAME exists (at VERSION, 0 for the newest): raises NotFound when it
+does not, anything else when the eval generator cannot say."""
+
+EXPAND_CHUNK = 64
+"""Trials published at a time when a run is expanded."""
+
+
+def new_run_id() -> str:
+    """Time-ordered, unique: ``run-<ms since epoch in hex>-<random>``."""
+    return f"run-{int(time.time() * 1000):011x}-{secrets.token_hex(4)}"
+
+
+@dataclass
+class SubmitRunInput:
+    suite: Suite
+    agent: str = ""
+    k: int | None = None
+    agent_version: str = ""
+    concurrency: int = 0
+    seed: int = 0
+    timeout_s: float | None = None
+    tags: list[str] = field(default_factory=list)
+    request_id: str = ""
+
+
+class RunnerService:
+    def __init__(
+        self,
+        repo: RunRepository,
+        settings: RunnerSettings,
+        subjects: Subjects,
+        publish: Publisher,
+        transcripts: TranscriptBucket | None = None,
+        windows: RunWindows | None = None,
+    ) -> None:
+        self.repo = repo
+        self.settings = settings
+        self.subjects = subjects
+        self.publish = publish
+        self.transcripts = transcripts
+        """Where traces too large for the bus go whole (None: they are only cut)."""
+        self.windows = windows
+        """Where limited runs' windows are kept when replicas share the limit."""
+        self.cancelled: set[str] = set()
+        self._run_limits: dict[str, asyncio.Semaphore] = {}
+        self._completed: Coalescer[TrialCompleted] = Coalescer(
+            lambda events: publish(subjects.trial_completed, events)
+        )
+        # One window move at a time from this replica: they all compare-and-set one key.
+        self._releases: Coalescer[str] = Coalescer(self._release, serial=True)
+        self._windows: dict[str, RunSubmitted] = {}
+
+    # -- submitting --------------------------------------------------------------------
+    saved_evals: SavedEvalLookup | None = None
+    """Asks the eval generator about eval:NAME graders at submit (None: they are not checked)."""
+
+    async def submit(self, inp: SubmitRunInput) -> RunRecord:
+        if inp.request_id:
+            existing = await self.repo.by_request_id(inp.request_id)
+            if existing is not None:
+                return existing
+        try:
+            validate_suite(inp.suite)
+            suite = filter_cases(inp.suite, inp.tags)
+        except SuiteError as exc:
+            raise InvalidArgument(str(exc)) from None
+        agent = inp.agent or suite.agent or ""
+        load_agent(agent)  # fail now, with a clear reason, not in every trial
+        if inp.k is not None and not 1 <= inp.k <= 1000:
+            raise InvalidArgument(f"k must be between 1 and 1000, got {inp.k}")
+        if inp.timeout_s is not None and inp.timeout_s <= 0:
+            raise InvalidArgument("timeout must be positive")
+        await self._check_saved_evals(suite)
+        seed = inp.seed or secrets.randbelow(2**31 - 1) + 1
+        total = sum(suite.trials_for(c, inp.k) for c in suite.cases)
+        rec = RunRecord(
+            run_id=new_run_id(),
+            request_id=inp.request_id or None,
+            suite=suite.name,
+            agent=agent,
+            agent_version=inp.agent_version or agent,
+            k=inp.k,
+            seed=seed,
+            concurrency=max(0, inp.concurrency),
+            timeout_s=inp.timeout_s,
+            status="pending",
+            trials_total=total,
+            trials_graded=0,
+            passes=0,
+            created_at=datetime.now(UTC),
+            completed_at=None,
+            suite_json=suite.model_dump_json(),
+            summary_json=None,
+            error=None,
+        )
+        await self.repo.insert(rec)
+        event = RunSubmitted(
+            event_id=f"run.submitted:{rec.run_id}",
+            run_id=rec.run_id,
+            suite=suite,
+            agent=agent,
+            agent_version=rec.agent_version,
+            k=inp.k,
+            seed=seed,
+            timeout_s=inp.timeout_s,
+            concurrency=rec.concurrency,
+            trials_total=total,
+        )
+        await self.publish(self.subjects.run_submitted, [event])
+        instruments.RUNS_SUBMITTED.inc()
+        return rec
+
+    async def _check_saved_evals(self, suite: Suite) -> None:
+        """Reject a suite that grades with a saved eval that does not exist, rather than fail the
+        grade of every trial. When the eval generator cannot say, the run goes on: its grades will."""
+        if self.saved_evals is None:
+            return
+        cases_of: dict[str, list[str]] = {}
+        for case in suite.cases:
+            for spec in suite.graders_for(case):
+                if SAVED_EVAL.match(spec.name) and case.id not in cases_of.get(spec.name, []):
+                    cases_of.setdefault(spec.name, []).append(case.id)
+        problems: list[str] = []
+        for grader, cases in cases_of.items():
+            match = SAVED_EVAL.match(grader)
+            assert match is not None
+            try:
+                await self.saved_evals(match.group(1), int(match.group(2) or 0))
+            except NotFound as exc:
+                shown = ", ".join(repr(c) for c in cases[:5])
+                more = f" and {len(cases) - 5} more" if len(cases) > 5 else ""
+                problems.append(
+                    f"case{'s' if len(cases) > 1 else ''} {shown}{more}: grader {grader!r}: {exc}"
+                )
+            except Exception as exc:
+                log.warning(
+                    "could not check the suite's saved evals; a missing one will fail its grades",
+                    extra={"suite": suite.name, "grader": grader, "error": f"{type(exc).__name__}: {exc}"},
+                )
+                return  # the next ones would wait on the same unreachable service
+        if problems:
+            raise InvalidArgument("\n".join(problems))
+
+    # -- expanding a run into trials ---------------------------------------------------
+    def trials_of(
+        self, ev: RunSubmitted, start: int = 0, stop: int | None = None
+    ) -> Iterator[TrialRequested]:
+        """The run's trials in their fixed order (case by case), from position ``start`` to ``stop``."""
+        suite = ev.suite
+        timeout = ev.timeout_s or suite.timeout_s or self.settings.default_timeout_s
+        stop = ev.trials_total if stop is None else stop
+        first = 0  # position of the case's first trial
+        for case in suite.cases:
+            n = suite.trials_for(case, ev.k)
+            if first >= stop:
+                return
+            if first + n <= start:
+                first += n
+                continue
+            graders = suite.graders_for(case)
+            for i in range(max(0, start - first), min(n, stop - first)):
+                tid = trial_id_for(ev.run_id, case.id, i)
+                yield (
+                    TrialRequested(
+                        event_id=f"trial.requested:{tid}",
+                        run_id=ev.run_id,
+                        trial_id=tid,
+                        case=case,
+                        graders=graders,
+                        trial_index=i,
+                        trials_total=ev.trials_total,
+                        agent=ev.agent,
+                        agent_version=ev.agent_version,
+                        suite=suite.name,
+                        seed=trial_seed(ev.seed, case.id, i),
+                        timeout_s=case.timeout_s or timeout,
+                        allowed_imports=suite.allowed_imports,
+                        concurrency=ev.concurrency,
+                    )
+                )
+            first += n
+
+    async def expand(self, ev: RunSubmitted) -> None:
+        # Even a run cancelled already is expanded: its trials complete at once as "cancelled",
+        # so the run still ends with a summary and nobody waits on it forever.
+        # Built and published in chunks, so the first trials run while the rest are prepared.
+        trials = self.trials_of(ev)
+        if self._windowed(ev.concurrency):  # the rest follow as trials finish (release)
+            first = min(ev.concurrency, ev.trials_total)
+            assert self.windows is not None
+            await self.windows.open(ev.run_id, first)
+            trials = self.trials_of(ev, 0, first)
+        while chunk := list(itertools.islice(trials, EXPAND_CHUNK)):
+            await self.publish(self.subjects.trial_requested, chunk)
+        await self.repo.mark_running(ev.run_id)
+
+    # -- running one trial -------------------------------------------------------------
+    async def execute(self, req: TrialRequested) -> None:
+        limit = self._limit_for(req)
+        instruments.TRIALS_IN_FLIGHT.inc()
+        try:
+            if limit is None:
+                trace = await run_trial(req, cancelled=req.run_id in self.cancelled)
+            else:
+                async with limit:
+                    trace = await run_trial(req, cancelled=req.run_id in self.cancelled)
+        finally:
+            instruments.TRIALS_IN_FLIGHT.dec()
+        # Let the trials that wait for the slot just freed start before this one is published.
+        await asyncio.sleep(0)
+        instruments.TRIALS.labels(status=trace.status).inc()
+        instruments.TRIAL_SECONDS.observe(trace.latency_ms / 1000.0)
+        trace, full = await self._fit(req.trial_id, trace)
+        done = TrialCompleted(
+            event_id=f"trial.completed:{req.trial_id}",
+            run_id=req.run_id,
+            trial_id=req.trial_id,
+            case=req.case,
+            graders=req.graders,
+            trial_index=req.trial_index,
+            trials_total=req.trials_total,
+            agent_version=req.agent_version,
+            suite=req.suite,
+            trace=trace,
+            allowed_imports=req.allowed_imports,
+            full_trace=full,
+        )
+        if self._windowed(req.concurrency):
+            # The run's next trial goes out while this one is published (a failure of either
+            # redelivers this trial: at worst one more trial is released than finished).
+            await asyncio.gather(self._completed.add(done), self._releases.add(req.run_id))
+        else:
+            await self._completed.add(done)
+
+    def _windowed(self, concurrency: int) -> bool:
+        return self.settings.shared_limit and concurrency > 0 and self.windows is not None
+
+    async def _release(self, run_ids: list[str]) -> None:
+        """Finished trials of windowed runs: publish as many of each run's next trials."""
+        assert self.windows is not None
+        for run_id, n in Counter(run_ids).items():
+            ev = await self._window_of(run_id)
+            if ev is None:
+                continue
+            start, stop = await self.windows.release(run_id, n, ev.trials_total)
+            if start < stop:
+                await self.publish(self.subjects.trial_requested, list(self.trials_of(ev, start, stop)))
+
+    async def _window_of(self, run_id: str) -> RunSubmitted | None:
+        """The run as submitted, rebuilt from the runner's table (kept while the run goes on)."""
+        ev = self._windows.get(run_id)
+        if ev is None:
+            rec = await self.repo.get(run_id)
+            if rec is None:
+                return None
+            if len(self._windows) > 256:
+                self._windows.clear()
+            ev = self._windows[run_id] = RunSubmitted(
+                event_id=f"run.submitted:{run_id}",
+                run_id=run_id,
+                suite=Suite.model_validate_json(rec.suite_json),
+                agent=rec.agent,
+                agent_version=rec.agent_version,
+                k=rec.k,
+                seed=rec.seed,
+                timeout_s=rec.timeout_s,
+                concurrency=rec.concurrency,
+                trials_total=rec.trials_total,
+            )
+        return ev
+
+    async def _fit(self, trial_id: str, trace: Trace) -> tuple[Trace, TraceRef | None]:
+        """The trace to put in trial.completed and, when it is too large for the bus, the
+        reference to the whole of it in the transcripts bucket (the event carries a cut copy).
+        Should the bucket fail, the cut copy travels alone: the trial is never lost."""
+        if fits_bus(trace):
+            return trace, None
+        ref = None
+        if self.transcripts is not None:
+            try:
+                ref = await self.transcripts.put(trial_id, trace)
+            except Exception as exc:
+                log.warning(
+                    "could not store a full trace; its trial.completed carries only a cut copy",
+                    extra={"trial_id": trial_id, "error": f"{type(exc).__name__}: {exc}"},
+                )
+        instruments.OVERSIZED_TRACES.labels(sent="cut_only" if ref is None else "by_reference").inc()
+        return fit_trace(trace), ref
+
+    def _limit_for(self, req: TrialRequested) -> asyncio.Semaphore | None:
+        if req.concurrency <= 0 or req.concurrency >= self.settings.concurrency:
+            return None
+        sem = self._run_limits.get(req.run_id)
+        if sem is None:
+            if len(self._run_limits) > 1000:
+                self._run_limits.clear()
+            sem = self._run_limits[req.run_id] = asyncio.Semaphore(req.concurrency)
+        return sem
+
+    # -- following runs ----------------------------------------------------------------
+    async def on_progress(self, events: Sequence[RunProgressed]) -> None:
+        latest: dict[str, RunProgressed] = {}
+        for ev in events:
+            if ev.run_id not in latest or ev.trials_graded > latest[ev.run_id].trials_graded:
+                latest[ev.run_id] = ev
+        for ev in latest.values():
+            await self.repo.set_progress(ev.run_id, ev.trials_graded, ev.passes)
+
+    async def on_completed(self, events: Sequence[RunCompleted]) -> list[RunSummary]:
+        """Record completed runs; their summaries as stored (with what the runner was asked)."""
+        out: list[RunSummary] = []
+        for ev in events:
+            rec = await self.repo.get(ev.run_id)
+            summary = ev.summary
+            if rec is not None:  # metrics knows the run by its trials; the runner adds what it was asked
+                summary = summary.model_copy(
+                    update={"agent": rec.agent, "suite": rec.suite, "agent_version": rec.agent_version}
+                )
+            await self.repo.complete(ev.run_id, summary, ev.occurred_at)
+            self._run_limits.pop(ev.run_id, None)
+            self._windows.pop(ev.run_id, None)
+            out.append(summary)
+        return out
+
+    async def cancel(self, run_id: str) -> RunRecord:
+        rec = await self.get(run_id)
+        if await self.repo.cancel(run_id):
+            self.cancelled.add(run_id)
+            await self.publish(
+                self.subjects.run_cancelled, [RunCancelled(event_id=f"run.cancelled:{run_id}", run_id=run_id)]
+            )
+            rec = await self.get(run_id)
+        return rec
+
+    def on_cancelled(self, run_id: str) -> None:
+        self.cancelled.add(run_id)
+
+    async def get(self, run_id: str) -> RunRecord:
+        rec = await self.repo.get(run_id)
+        if rec is None:
+            raise NotFound(f"no run {run_id!r}")
+        return rec
+
+    async def resolve(self, ref: str, suite: str | None = None) -> RunRecord:
+        """A run by id, or the newest completed run of an agent version (on ``suite``)."""
+        rec = await self.repo.get(ref)
+        if rec is not None:
+            return rec
+        found = await self.repo.list(suite=suite, agent_version=ref, limit=1, completed_only=True)
+        if not found:
+            where = f" of suite {suite!r}" if suite else ""
+            raise NotFound(f"no run with id {ref!r} and no completed run{where} with agent version {ref!r}")
+        return found[0]
