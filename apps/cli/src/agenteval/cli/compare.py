@@ -6,7 +6,7 @@ import json
 from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any, cast
+from typing import Annotated, Any
 
 import typer
 
@@ -67,7 +67,7 @@ def _emit(
     """Print the report (rich tables on a terminal) or write it to `output`."""
     if output is not None:
         try:
-            output.write_text(text(cast(ReportFormat, fmt.value)), encoding="utf-8")
+            output.write_text(text(fmt.value), encoding="utf-8")
         except OSError as exc:
             fail(f"cannot write {output}: {exc.strerror or exc}")
         err.print(f"{headline} ({fmt.value} report written to {output})", highlight=False, markup=False)
@@ -76,7 +76,7 @@ def _emit(
     else:
         # Markdown and JSON go out verbatim (rich would wrap lines and read [..] as markup);
         # tables piped to a file or a CI log get a fixed wide layout without colour codes.
-        typer.echo(text(cast(ReportFormat, fmt.value)), nl=False)
+        typer.echo(text(fmt.value), nl=False)
 
 
 @app.command()

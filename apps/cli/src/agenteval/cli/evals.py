@@ -28,7 +28,9 @@ def read_labeled(path: Path) -> tuple[list[tuple[str, dict[str, Any], str]], lis
     except UnknownTraceFormat as exc:
         fail(f"{path}: {exc}", 2)
     # The same normalization as an import, so a file and a dataset of the same traces score alike.
-    traces = [(t.trace_id, t.trace.to_eval_dict(), t.label) for t in result.traces if t.label is not None]
+    traces: list[tuple[str, dict[str, Any], str]] = [
+        (t.trace_id, t.trace.to_eval_dict(), t.label) for t in result.traces if t.label is not None
+    ]
     problems = [str(p) for p in result.problems]
     problems += [f"trace {t.trace_id}: no label" for t in result.traces if t.label is None]
     return traces, problems

@@ -3,12 +3,23 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, TypedDict
 
 import typer
 from rich.table import Table
 
 from agenteval.cli import DataDir, JsonOut, Server, app, connect, fail, out, print_json, run_async
+
+
+class _CaseSpread(TypedDict):
+    """One case's row: its pass rate across the runs (as ``--json`` prints it)."""
+
+    case_id: str
+    runs: int
+    min: float
+    max: float
+    spread: float
+    warn: bool
 
 
 @app.command()
@@ -48,7 +59,7 @@ def flakiness(
         for c in s.cases:
             rates.setdefault(c.case_id, []).append(c.pass_rate)
     result = flake_rate_across_runs(rates, spread=spread)
-    rows = [
+    rows: list[_CaseSpread] = [
         {"case_id": cid, "runs": r.runs, "min": r.min, "max": r.max, "spread": r.spread, "warn": r.warn}
         for cid, r in sorted(result.items(), key=lambda kv: -kv[1].spread)
     ]
