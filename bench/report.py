@@ -68,6 +68,16 @@ def targets(results: list[dict[str, Any]]) -> list[tuple[Target, str, float | No
             rate("W1 distributed, 2 runners"),
         ),
     ]
+    with_sub, without = rate("W1 embedded"), rate("W1 embedded, no subscriber")
+    if without:
+        ratio = None if with_sub is None else 100.0 * with_sub / without
+        rows.append(
+            (
+                Target("W1 with one result-stream subscriber, % of W1 without", 90, 100, "%"),
+                "W1 embedded (watch) / W1 embedded, no subscriber (GetRun polling)",
+                ratio,
+            )
+        )
     for label in ("W2 embedded", "W2 distributed, 1 runner", "W2 distributed, 2 runners"):
         r = _find(results, label)
         if r is None and label != "W2 embedded":

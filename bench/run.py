@@ -41,6 +41,7 @@ def configs(quick: bool, reps: int) -> list[Config]:
     w2_limits = [(100, 200 // d), (500, 500 // d)]
     full = [
         Config("W1", "embedded", cases=1000 // d),
+        Config("W1", "embedded", cases=1000 // d, watch=False),
         Config("W1", "distributed", runners=1, cases=1000 // d),
         Config("W1", "distributed", runners=2, cases=1000 // d),
         Config("W2", "embedded", cases=0, limits=w2_limits),

@@ -53,10 +53,12 @@ async def _stored(client: Any, run_id: str, trials: int) -> None:
 
 
 async def timed_run(
-    stack: BenchStack, suite: Any, agent: str, k: int, concurrency: int = 0
+    stack: BenchStack, suite: Any, agent: str, k: int, concurrency: int = 0, watch: bool = True
 ) -> dict[str, Any]:
     """Submit one run, follow it to the end, and time it. Every trial of the bench agents should
-    pass; ``passes`` below ``trials`` is reported, not raised (grading may fail under load)."""
+    pass; ``passes`` below ``trials`` is reported, not raised (grading may fail under load).
+    ``watch``: follow the run's result stream (every trial's verdict, one subscriber), else
+    poll GetRun until it is completed (no subscriber)."""
     from agenteval.sdk import Client
     from agenteval.v1 import runner_pb2
 
@@ -67,7 +69,7 @@ async def timed_run(
         async with asyncio.timeout(RUN_TIMEOUT_S):
             run = await client.submit(suite, agent=agent, k=k, concurrency=concurrency)
             summary = None
-            events = client.watch(run.run_id).__aiter__()
+            events = (client.watch(run.run_id) if watch else _polled(client, run.run_id)).__aiter__()
             longest_silence_s, stall = 0.0, None
             while summary is None:
                 waited = time.perf_counter()
@@ -108,6 +110,18 @@ async def timed_run(
         "longest_silence_s": longest_silence_s,
         **({"stall": stall} if stall is not None else {}),
     }
+
+
+async def _polled(client: Any, run_id: str) -> Any:
+    """GetRun every 20 ms until the run is completed, shaped like the watch's last event."""
+    from agenteval.v1 import common_pb2, runner_pb2
+
+    while True:
+        run = await client.get_run(run_id)
+        if run.status == common_pb2.RUN_STATUS_COMPLETED:
+            yield runner_pb2.WatchRunResponse(type=runner_pb2.RUN_EVENT_TYPE_COMPLETED, summary=run.summary)
+            return
+        await asyncio.sleep(0.02)
 
 
 async def consumers(stack: BenchStack) -> list[dict[str, Any]]:

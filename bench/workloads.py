@@ -45,13 +45,16 @@ class Config:
     reps: int = 3
     limits: list[tuple[int, int]] = field(default_factory=list)
     """W2: (concurrency limit, cases) pairs, each measured on the same stack."""
+    watch: bool = True
+    """Follow each run through its result stream (one subscriber) or by polling GetRun (none)."""
 
     @property
     def label(self) -> str:
         if self.workload == "W3-pool":
             return POOL_LABEL
         where = f"distributed, {self.runners} runner{'s' if self.runners > 1 else ''}"
-        return f"{self.workload} {self.mode if self.mode != 'distributed' else where}"
+        label = f"{self.workload} {self.mode if self.mode != 'distributed' else where}"
+        return label if self.watch else f"{label}, no subscriber"
 
 
 async def measure(
@@ -68,7 +71,7 @@ async def measure(
     }
 
 
-async def w1(stack: BenchStack, cases: int, trials: int, reps: int) -> dict[str, Any]:
+async def w1(stack: BenchStack, cases: int, trials: int, reps: int, watch: bool = True) -> dict[str, Any]:
     """Overhead: an agent that answers at once, one exact-match code grader."""
     graders = [{"output_equals": {"value": "ok"}}]
     agent = "python:bench.agents:instant"
@@ -76,8 +79,8 @@ async def w1(stack: BenchStack, cases: int, trials: int, reps: int) -> dict[str,
     return await measure(
         stack,
         reps,
-        lambda: timed_run(stack, small, agent, trials),
-        lambda: timed_run(stack, full, agent, trials),
+        lambda: timed_run(stack, small, agent, trials, watch=watch),
+        lambda: timed_run(stack, full, agent, trials, watch=watch),
     )
 
 
@@ -165,7 +168,7 @@ async def run_config(cfg: Config) -> dict[str, Any]:
         stack_cm = embedded(concurrency) if cfg.mode == "embedded" else distributed(cfg.runners, concurrency)
         async with stack_cm as stack:
             if cfg.workload == "W1":
-                result.update(await w1(stack, cfg.cases, cfg.trials, cfg.reps))
+                result.update(await w1(stack, cfg.cases, cfg.trials, cfg.reps, cfg.watch))
             elif cfg.workload == "W2":
                 result.update(await w2(stack, cfg.limits, cfg.trials, cfg.reps))
             elif cfg.workload == "W3":

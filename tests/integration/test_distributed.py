@@ -66,6 +66,7 @@ async def topology(nats_url: str, pg_url: str, tmp_path: Path):
             stdout=log,
             stderr=subprocess.STDOUT,
         )
+        proc.agenteval_env = env  # type: ignore[attr-defined]  # so a test can start it again
         procs.append((name, addr, proc))
         await wait_serving(addr)
     try:

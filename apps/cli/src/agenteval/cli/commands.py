@@ -96,6 +96,8 @@ async def _follow(client, run_id: str, total: int, quiet: bool):  # type: ignore
                 return summary_from_pb(ev.summary)
             if ev.type == runner_pb2.RUN_EVENT_TYPE_CANCELLED and ev.HasField("summary"):
                 return summary_from_pb(ev.summary)
+            if ev.type == runner_pb2.RUN_EVENT_TYPE_FAILED:
+                fail(f"run {run_id} failed: {ev.reason or 'no reason given'}")
     return await client.summary(run_id)
 
 

@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field
 
 from agenteval.contracts.suite import Case, GraderSpec, Suite
 from agenteval.contracts.summary import RunSummary
-from agenteval.contracts.trace import Trace, TrialStatus
+from agenteval.contracts.trace import Trace, TrialError, TrialStatus
 
 
 def _now() -> datetime:
@@ -158,6 +158,74 @@ class TrialGraded(Event):
     models: dict[str, dict[str, int]] = Field(default_factory=dict)
     """Tokens per model, so cost can be priced per model."""
     grading_cost_usd: float = 0.0
+    error: TrialError | None = None
+    """Why the agent did not finish (status error or timeout)."""
+
+
+class TrialResult(BaseModel):
+    """One trial's verdict as result streams carry it (WatchRun): enough to show and count it."""
+
+    trial_id: str
+    """Deterministic trial id (run/case/index)."""
+    case_id: str
+    """The case it ran."""
+    trial_index: int
+    """Which of the case's trials (0-based)."""
+    status: TrialStatus
+    """ok, error or timeout: whether the agent finished."""
+    passed: bool
+    """The agent finished and every grader passed."""
+    score: float
+    """Mean grader score."""
+    grades: list[GradeRecord] = Field(default_factory=list)
+    """Each grader's verdict, score and explanation."""
+    input_tokens: int = 0
+    """Tokens the agent spent."""
+    output_tokens: int = 0
+    """Tokens the agent produced."""
+    cost_usd: float = 0.0
+    """What the trial cost: the agent's models priced, plus grading."""
+    latency_ms: float = 0.0
+    """Wall time of the trial."""
+    tags: list[str] = Field(default_factory=list)
+    """The case's tags."""
+    error: TrialError | None = None
+    """Why the agent did not finish, when it did not."""
+
+
+ReportKind = Literal["submitted", "trials", "completed", "cancelled", "failed"]
+
+
+class RunReported(Event):
+    """A step of a run's result stream: what WatchRun subscribers receive, in order.
+
+    Published on ``<prefix>.run.reported.<project>.<suite>.<agent version>.<run>`` (tokens
+    from :func:`agenteval.contracts.subjects.token`), so a subscriber can follow one run or
+    every run of a suite, a version or a project, and resume after the stream sequence of
+    the last message it saw. The runner reports submitted and cancelled runs; the metrics
+    service reports graded trials (in batches, with the run's progress) and completion.
+    A trial may be reported more than once after a redelivery: readers keep the first.
+    """
+
+    kind: ReportKind
+    """What this step reports."""
+    run_id: str
+    project: str = ""
+    """The run's project ("" before projects exist)."""
+    suite: str = ""
+    agent_version: str = ""
+    trials: list[TrialResult] = Field(default_factory=list)
+    """Graded trials (kind "trials")."""
+    trials_total: int = 0
+    """Trials in the whole run."""
+    trials_graded: int = 0
+    """Trials graded so far (after this step)."""
+    passes: int = 0
+    """Trials passed so far."""
+    summary: RunSummary | None = None
+    """The final summary (kind "completed")."""
+    reason: str = ""
+    """Why the run failed or was cancelled."""
 
 
 class RunProgressed(Event):

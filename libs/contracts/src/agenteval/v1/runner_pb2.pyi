@@ -1,4 +1,5 @@
 from agenteval.v1 import common_pb2 as _common_pb2
+from agenteval.v1 import transcripts_pb2 as _transcripts_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from google.protobuf import descriptor as _descriptor
@@ -15,11 +16,15 @@ class RunEventType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     RUN_EVENT_TYPE_PROGRESS: _ClassVar[RunEventType]
     RUN_EVENT_TYPE_COMPLETED: _ClassVar[RunEventType]
     RUN_EVENT_TYPE_CANCELLED: _ClassVar[RunEventType]
+    RUN_EVENT_TYPE_TRIALS: _ClassVar[RunEventType]
+    RUN_EVENT_TYPE_FAILED: _ClassVar[RunEventType]
 RUN_EVENT_TYPE_UNSPECIFIED: RunEventType
 RUN_EVENT_TYPE_SUBMITTED: RunEventType
 RUN_EVENT_TYPE_PROGRESS: RunEventType
 RUN_EVENT_TYPE_COMPLETED: RunEventType
 RUN_EVENT_TYPE_CANCELLED: RunEventType
+RUN_EVENT_TYPE_TRIALS: RunEventType
+RUN_EVENT_TYPE_FAILED: RunEventType
 
 class Run(_message.Message):
     __slots__ = ("run_id", "suite", "agent", "agent_version", "k", "status", "trials_total", "trials_graded", "created_at", "completed_at", "summary", "error")
@@ -118,13 +123,59 @@ class CancelRunResponse(_message.Message):
     def __init__(self, run: _Optional[_Union[Run, _Mapping]] = ...) -> None: ...
 
 class WatchRunRequest(_message.Message):
-    __slots__ = ("run_id",)
+    __slots__ = ("run_id", "after")
     RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    AFTER_FIELD_NUMBER: _ClassVar[int]
     run_id: str
-    def __init__(self, run_id: _Optional[str] = ...) -> None: ...
+    after: int
+    def __init__(self, run_id: _Optional[str] = ..., after: _Optional[int] = ...) -> None: ...
+
+class WatchRunsRequest(_message.Message):
+    __slots__ = ("suite", "agent_version", "project", "after")
+    SUITE_FIELD_NUMBER: _ClassVar[int]
+    AGENT_VERSION_FIELD_NUMBER: _ClassVar[int]
+    PROJECT_FIELD_NUMBER: _ClassVar[int]
+    AFTER_FIELD_NUMBER: _ClassVar[int]
+    suite: str
+    agent_version: str
+    project: str
+    after: int
+    def __init__(self, suite: _Optional[str] = ..., agent_version: _Optional[str] = ..., project: _Optional[str] = ..., after: _Optional[int] = ...) -> None: ...
+
+class TrialResult(_message.Message):
+    __slots__ = ("trial_id", "case_id", "trial_index", "status", "passed", "score", "grades", "input_tokens", "output_tokens", "cost_usd", "latency_ms", "tags", "error_code", "error_message")
+    TRIAL_ID_FIELD_NUMBER: _ClassVar[int]
+    CASE_ID_FIELD_NUMBER: _ClassVar[int]
+    TRIAL_INDEX_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    PASSED_FIELD_NUMBER: _ClassVar[int]
+    SCORE_FIELD_NUMBER: _ClassVar[int]
+    GRADES_FIELD_NUMBER: _ClassVar[int]
+    INPUT_TOKENS_FIELD_NUMBER: _ClassVar[int]
+    OUTPUT_TOKENS_FIELD_NUMBER: _ClassVar[int]
+    COST_USD_FIELD_NUMBER: _ClassVar[int]
+    LATENCY_MS_FIELD_NUMBER: _ClassVar[int]
+    TAGS_FIELD_NUMBER: _ClassVar[int]
+    ERROR_CODE_FIELD_NUMBER: _ClassVar[int]
+    ERROR_MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    trial_id: str
+    case_id: str
+    trial_index: int
+    status: _common_pb2.TrialStatus
+    passed: bool
+    score: float
+    grades: _containers.RepeatedCompositeFieldContainer[_transcripts_pb2.TrialGrade]
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float
+    latency_ms: float
+    tags: _containers.RepeatedScalarFieldContainer[str]
+    error_code: str
+    error_message: str
+    def __init__(self, trial_id: _Optional[str] = ..., case_id: _Optional[str] = ..., trial_index: _Optional[int] = ..., status: _Optional[_Union[_common_pb2.TrialStatus, str]] = ..., passed: _Optional[bool] = ..., score: _Optional[float] = ..., grades: _Optional[_Iterable[_Union[_transcripts_pb2.TrialGrade, _Mapping]]] = ..., input_tokens: _Optional[int] = ..., output_tokens: _Optional[int] = ..., cost_usd: _Optional[float] = ..., latency_ms: _Optional[float] = ..., tags: _Optional[_Iterable[str]] = ..., error_code: _Optional[str] = ..., error_message: _Optional[str] = ...) -> None: ...
 
 class WatchRunResponse(_message.Message):
-    __slots__ = ("type", "run_id", "trials_total", "trials_completed", "trials_graded", "passes", "summary")
+    __slots__ = ("type", "run_id", "trials_total", "trials_completed", "trials_graded", "passes", "summary", "seq", "trials", "suite", "agent_version", "project", "reason")
     TYPE_FIELD_NUMBER: _ClassVar[int]
     RUN_ID_FIELD_NUMBER: _ClassVar[int]
     TRIALS_TOTAL_FIELD_NUMBER: _ClassVar[int]
@@ -132,6 +183,12 @@ class WatchRunResponse(_message.Message):
     TRIALS_GRADED_FIELD_NUMBER: _ClassVar[int]
     PASSES_FIELD_NUMBER: _ClassVar[int]
     SUMMARY_FIELD_NUMBER: _ClassVar[int]
+    SEQ_FIELD_NUMBER: _ClassVar[int]
+    TRIALS_FIELD_NUMBER: _ClassVar[int]
+    SUITE_FIELD_NUMBER: _ClassVar[int]
+    AGENT_VERSION_FIELD_NUMBER: _ClassVar[int]
+    PROJECT_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
     type: RunEventType
     run_id: str
     trials_total: int
@@ -139,7 +196,13 @@ class WatchRunResponse(_message.Message):
     trials_graded: int
     passes: int
     summary: _common_pb2.RunSummary
-    def __init__(self, type: _Optional[_Union[RunEventType, str]] = ..., run_id: _Optional[str] = ..., trials_total: _Optional[int] = ..., trials_completed: _Optional[int] = ..., trials_graded: _Optional[int] = ..., passes: _Optional[int] = ..., summary: _Optional[_Union[_common_pb2.RunSummary, _Mapping]] = ...) -> None: ...
+    seq: int
+    trials: _containers.RepeatedCompositeFieldContainer[TrialResult]
+    suite: str
+    agent_version: str
+    project: str
+    reason: str
+    def __init__(self, type: _Optional[_Union[RunEventType, str]] = ..., run_id: _Optional[str] = ..., trials_total: _Optional[int] = ..., trials_completed: _Optional[int] = ..., trials_graded: _Optional[int] = ..., passes: _Optional[int] = ..., summary: _Optional[_Union[_common_pb2.RunSummary, _Mapping]] = ..., seq: _Optional[int] = ..., trials: _Optional[_Iterable[_Union[TrialResult, _Mapping]]] = ..., suite: _Optional[str] = ..., agent_version: _Optional[str] = ..., project: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
 
 class CompareRunsRequest(_message.Message):
     __slots__ = ("baseline", "candidate", "threshold", "alpha")

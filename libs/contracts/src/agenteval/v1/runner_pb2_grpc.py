@@ -60,6 +60,11 @@ class RunServiceStub:
                 request_serializer=agenteval_dot_v1_dot_runner__pb2.WatchRunRequest.SerializeToString,
                 response_deserializer=agenteval_dot_v1_dot_runner__pb2.WatchRunResponse.FromString,
                 _registered_method=True)
+        self.WatchRuns = channel.unary_stream(
+                '/agenteval.v1.RunService/WatchRuns',
+                request_serializer=agenteval_dot_v1_dot_runner__pb2.WatchRunsRequest.SerializeToString,
+                response_deserializer=agenteval_dot_v1_dot_runner__pb2.WatchRunResponse.FromString,
+                _registered_method=True)
         self.CompareRuns = channel.unary_unary(
                 '/agenteval.v1.RunService/CompareRuns',
                 request_serializer=agenteval_dot_v1_dot_runner__pb2.CompareRunsRequest.SerializeToString,
@@ -100,7 +105,18 @@ class RunServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def WatchRun(self, request, context):
-        """Stream a run's events (progress, completion) until the run ends.
+        """Stream a run's results as they arrive (submitted, batches of graded trials with the
+        run's progress, completed with the summary) until the run ends. Each message has a
+        sequence number; reconnect with after = the last one seen to get the rest, with no
+        gap and no duplicate, also after a server restart. A finished run replays from the start.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def WatchRuns(self, request, context):
+        """Follow the results of every run matching a filter (suite, agent version, project),
+        for dashboards and bots: new runs as they start, never ending until the client stops.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -139,6 +155,11 @@ def add_RunServiceServicer_to_server(servicer, server):
             'WatchRun': grpc.unary_stream_rpc_method_handler(
                     servicer.WatchRun,
                     request_deserializer=agenteval_dot_v1_dot_runner__pb2.WatchRunRequest.FromString,
+                    response_serializer=agenteval_dot_v1_dot_runner__pb2.WatchRunResponse.SerializeToString,
+            ),
+            'WatchRuns': grpc.unary_stream_rpc_method_handler(
+                    servicer.WatchRuns,
+                    request_deserializer=agenteval_dot_v1_dot_runner__pb2.WatchRunsRequest.FromString,
                     response_serializer=agenteval_dot_v1_dot_runner__pb2.WatchRunResponse.SerializeToString,
             ),
             'CompareRuns': grpc.unary_unary_rpc_method_handler(
@@ -282,6 +303,33 @@ class RunService:
             target,
             '/agenteval.v1.RunService/WatchRun',
             agenteval_dot_v1_dot_runner__pb2.WatchRunRequest.SerializeToString,
+            agenteval_dot_v1_dot_runner__pb2.WatchRunResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def WatchRuns(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/agenteval.v1.RunService/WatchRuns',
+            agenteval_dot_v1_dot_runner__pb2.WatchRunsRequest.SerializeToString,
             agenteval_dot_v1_dot_runner__pb2.WatchRunResponse.FromString,
             options,
             channel_credentials,

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
+import time
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -21,6 +23,20 @@ from agenteval.v1 import (
     transcripts_pb2,
     transcripts_pb2_grpc,
 )
+
+RECONNECT_S = 120.0
+"""How long a watch keeps trying to reconnect to a server that went away."""
+RECONNECT_PAUSE_S = 0.5
+
+
+def _transient(exc: grpc.aio.AioRpcError) -> bool:
+    """A connection that broke or a server that is restarting, not an answer."""
+    if exc.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.ABORTED):
+        return True
+    details = (exc.details() or "").lower()
+    return exc.code() in (grpc.StatusCode.UNKNOWN, grpc.StatusCode.INTERNAL) and (
+        "stream removed" in details or "rst_stream" in details or "goaway" in details
+    )
 
 
 class Client:
@@ -56,9 +72,54 @@ class Client:
         req = runner_pb2.SubmitRunRequest(suite_json=suite.model_dump_json(), agent=agent, k=k or 0, **kw)
         return (await self.runs.SubmitRun(req)).run
 
-    async def watch(self, run_id: str) -> AsyncIterator[runner_pb2.WatchRunResponse]:
-        async for ev in self.runs.WatchRun(runner_pb2.WatchRunRequest(run_id=run_id)):
+    async def watch(
+        self, run_id: str, after: int = 0, *, reconnect_s: float = RECONNECT_S
+    ) -> AsyncIterator[runner_pb2.WatchRunResponse]:
+        """The run's result stream from after ``after`` until the run ends.
+
+        A dropped connection or a restarting server (for up to ``reconnect_s``) is followed
+        by a new WatchRun that resumes after the last message received: nothing is missed
+        and nothing comes twice."""
+        request = runner_pb2.WatchRunRequest(run_id=run_id, after=after)
+        async for ev in self._resuming(self.runs.WatchRun, request, reconnect_s):
             yield ev
+
+    async def watch_runs(
+        self,
+        suite: str = "",
+        agent_version: str = "",
+        project: str = "",
+        after: int = 0,
+        *,
+        reconnect_s: float = RECONNECT_S,
+    ) -> AsyncIterator[runner_pb2.WatchRunResponse]:
+        """Results of every run matching the filter, from now on (or after ``after``); never ends."""
+        request = runner_pb2.WatchRunsRequest(
+            suite=suite, agent_version=agent_version, project=project, after=after
+        )
+        async for ev in self._resuming(self.runs.WatchRuns, request, reconnect_s):
+            yield ev
+
+    async def _resuming(
+        self, rpc: Any, request: Any, reconnect_s: float
+    ) -> AsyncIterator[runner_pb2.WatchRunResponse]:
+        deadline: float | None = None
+        while True:
+            try:
+                async for ev in rpc(request):
+                    deadline = None
+                    if ev.seq:
+                        request.after = ev.seq
+                    yield ev
+                return
+            except grpc.aio.AioRpcError as exc:
+                if not _transient(exc):
+                    raise
+                now = time.monotonic()
+                deadline = deadline or now + reconnect_s
+                if now >= deadline:
+                    raise
+                await asyncio.sleep(RECONNECT_PAUSE_S)
 
     async def get_run(self, run_id: str) -> runner_pb2.Run:
         return (await self.runs.GetRun(runner_pb2.GetRunRequest(run_id=run_id))).run

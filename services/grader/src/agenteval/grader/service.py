@@ -62,6 +62,7 @@ class GraderService:
             output_tokens=trace.usage.output_tokens,
             models=trace.usage.models,
             grading_cost_usd=sum(g.cost_usd for g in grades),
+            error=trace.error,
             trace_context=current_context(),  # published later, as a batch: keep this span as parent
         )
 

@@ -7,11 +7,19 @@ republishes the same event, which JetStream drops as a duplicate.
 
 from __future__ import annotations
 
+import hashlib
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any
 
-from agenteval.contracts.events import Event, RunCompleted, RunProgressed, TrialGraded
+from agenteval.contracts.events import (
+    Event,
+    RunCompleted,
+    RunProgressed,
+    RunReported,
+    TrialGraded,
+    TrialResult,
+)
 from agenteval.contracts.subjects import Subjects
 from agenteval.contracts.summary import RunSummary
 from agenteval.metrics import instruments
@@ -22,6 +30,8 @@ from agenteval.runtime.telemetry import event_span
 Publisher = Callable[[str, Sequence[Event]], Awaitable[None]]
 
 PROGRESS_INTERVAL_S = 0.2
+REPORT_MAX_BYTES = 256 * 1024
+"""A result-stream message carries graded trials up to about this size (the bus takes 1 MB)."""
 MAX_REMEMBERED_RUNS = 64
 MAX_REMEMBERED_TRIALS = 200_000
 
@@ -53,15 +63,68 @@ class MetricsService:
         recorded them all, the summary is made from them instead of reading them back."""
 
     async def on_graded(self, graded: Sequence[TrialGraded]) -> None:
-        rows = await self.repo.record(graded, [trial_cost(g) for g in graded])
+        costs = [trial_cost(g) for g in graded]
+        rows = await self.repo.record(graded, costs)
         self._remember(rows)
-        last = {g.run_id: g for g in graded}
-        for run_id, ev in last.items():
-            with event_span("metrics.check", ev):  # run.progressed/completed join the run's trace
-                await self._check(run_id)
+        by_run: dict[str, list[tuple[TrialGraded, float]]] = {}
+        for g, cost in zip(graded, costs, strict=True):
+            by_run.setdefault(g.run_id, []).append((g, cost))
+        for run_id, items in by_run.items():
+            with event_span("metrics.check", items[-1][0]):  # run.* events join the run's trace
+                progress = await self.repo.progress(run_id)
+                # Reported before completion, so a subscriber sees every trial before the end.
+                await self._report_trials(run_id, items, progress)
+                await self._check(run_id, progress)
 
-    async def _check(self, run_id: str) -> None:
-        graded, passes, total, completed = await self.repo.progress(run_id)
+    async def _report_trials(
+        self, run_id: str, items: list[tuple[TrialGraded, float]], progress: tuple[int, int, int, bool]
+    ) -> None:
+        graded, passes, total, _ = progress
+        first = items[0][0]
+        chunks: list[list[TrialResult]] = [[]]
+        size = 0
+        for g, cost in items:
+            result = TrialResult(
+                trial_id=g.trial_id,
+                case_id=g.case_id,
+                trial_index=g.trial_index,
+                status=g.status,
+                passed=g.passed,
+                score=g.score,
+                grades=g.grades,
+                input_tokens=g.input_tokens,
+                output_tokens=g.output_tokens,
+                cost_usd=cost,
+                latency_ms=g.latency_ms,
+                tags=g.tags,
+                error=g.error,
+            )
+            weight = 400 + sum(len(r.explanation) + len(r.error or "") + 200 for r in g.grades)
+            if chunks[-1] and size + weight > REPORT_MAX_BYTES:
+                chunks.append([])
+                size = 0
+            chunks[-1].append(result)
+            size += weight
+        subject = self.subjects.run_reported("", first.suite, first.agent_version, run_id)
+        events = [
+            RunReported(
+                # The same batch redelivered is the same message: JetStream drops the copy.
+                event_id=f"run.reported:{run_id}:trials:{_digest(r.trial_id for r in chunk)}",
+                kind="trials",
+                run_id=run_id,
+                suite=first.suite,
+                agent_version=first.agent_version,
+                trials=chunk,
+                trials_total=total,
+                trials_graded=graded,
+                passes=passes,
+            )
+            for chunk in chunks
+        ]
+        await self.publish(subject, events)
+
+    async def _check(self, run_id: str, progress: tuple[int, int, int, bool]) -> None:
+        graded, passes, total, completed = progress
         if completed:
             return
         if total and graded >= total:
@@ -89,6 +152,22 @@ class MetricsService:
             self.subjects.run_completed,
             [RunCompleted(event_id=f"run.completed:{run_id}", run_id=run_id, summary=summary)],
         )
+        await self.publish(
+            self.subjects.run_reported("", summary.suite, summary.agent_version, run_id),
+            [
+                RunReported(
+                    event_id=f"run.reported:{run_id}:completed",
+                    kind="completed",
+                    run_id=run_id,
+                    suite=summary.suite,
+                    agent_version=summary.agent_version,
+                    trials_total=summary.trials,
+                    trials_graded=summary.trials,
+                    passes=summary.passes,
+                    summary=summary,
+                )
+            ],
+        )
         await self.repo.mark_completed(run_id, summary)
         self._last_progress.pop(run_id, None)
         self._rows.pop(run_id, None)
@@ -115,3 +194,7 @@ class MetricsService:
                 per_run = self._rows[row["run_id"]] = {}
             if len(per_run) < MAX_REMEMBERED_TRIALS:
                 per_run.setdefault(row["trial_id"], row)
+
+
+def _digest(ids: Iterable[str]) -> str:
+    return hashlib.sha256("\n".join(sorted(ids)).encode()).hexdigest()[:24]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import AsyncGenerator, Sequence
 from pathlib import Path
 
 import grpc
@@ -18,10 +18,10 @@ from agenteval.runner.settings import RunnerSettings
 from agenteval.runtime.bus import connection_of, publish_many
 from agenteval.runtime.grpc_server import GrpcServer, channel
 from agenteval.runtime.host import ServiceHost
+from agenteval.runtime.results import Reported, read_reports
 from agenteval.runtime.run_windows import RunWindows
 from agenteval.runtime.settings import CommonSettings
 from agenteval.runtime.transcript_bucket import TranscriptBucket
-from agenteval.runtime.watch import Watcher
 from agenteval.storage import create_engine, upgrade
 from agenteval.v1 import eval_generator_pb2, eval_generator_pb2_grpc, runner_pb2, runner_pb2_grpc
 
@@ -58,7 +58,6 @@ class RunnerComponent:
         self.settings = settings or RunnerSettings()
         self.engine = create_engine(common.database_for("runner", self.settings.database_url))
         self.broker: NatsBroker | None = None
-        self.watcher = Watcher(common.nats_url)
         self.service = RunnerService(
             RunRepository(self.engine),
             self.settings,
@@ -72,6 +71,11 @@ class RunnerComponent:
         assert self.broker is not None, "runner is not started"
         await publish_many(self.broker, subject, events, self.common.subjects)
 
+    def _reports(self, subject: str, start_seq: int, new_only: bool) -> AsyncGenerator[Reported | None, None]:
+        return read_reports(
+            connection_of(self.broker), self.common.subjects, subject, start_seq=start_seq, new_only=new_only
+        )
+
     async def prepare(self) -> None:
         await upgrade(self.engine, "runner", MIGRATIONS)
         self.service.cancelled |= await self.service.repo.cancelled_ids()
@@ -83,7 +87,7 @@ class RunnerComponent:
     def register_grpc(self, server: GrpcServer) -> None:
         server.add(
             runner_pb2_grpc.add_RunServiceServicer_to_server,
-            RunServicer(self.service, self.watcher),
+            RunServicer(self.service, self._reports),
             [runner_pb2.DESCRIPTOR.services_by_name["RunService"].full_name],
         )
 
@@ -95,5 +99,4 @@ class RunnerComponent:
     async def close(self) -> None:
         if self.saved_evals is not None:
             await self.saved_evals.close()
-        await self.watcher.close()
         await self.engine.dispose()

@@ -2,24 +2,24 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
-from collections.abc import AsyncIterator, Callable
-from contextlib import AbstractAsyncContextManager
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from typing import Any
 
 from pydantic import ValidationError
 
 from agenteval.contracts.errors import InvalidArgument
 from agenteval.contracts.events import RunCompleted
-from agenteval.contracts.pb import RUN_STATUS_TO_PB, summary_to_pb
+from agenteval.contracts.pb import RUN_STATUS_TO_PB, reported_to_pb, summary_to_pb
 from agenteval.contracts.suite import Suite
 from agenteval.runner.repository import RunRecord
 from agenteval.runner.service import RunnerService, SubmitRunInput
+from agenteval.runtime.results import Reported
 from agenteval.v1 import common_pb2, runner_pb2, runner_pb2_grpc
 
-# (subjects) -> async context manager yielding a queue of (subject, payload dict)
-Watcher = Callable[[list[str]], AbstractAsyncContextManager[asyncio.Queue[tuple[str, dict[str, Any]]]]]
+# (subject filter, start sequence, new only) -> the result-stream messages on it, None when idle
+ReportReader = Callable[[str, int, bool], AsyncGenerator[Reported | None, None]]
+_TERMINAL = ("completed", "failed")
 
 
 def run_to_pb(rec: RunRecord) -> runner_pb2.Run:
@@ -43,9 +43,9 @@ def run_to_pb(rec: RunRecord) -> runner_pb2.Run:
 
 
 class RunServicer(runner_pb2_grpc.RunServiceServicer):
-    def __init__(self, service: RunnerService, watch: Watcher) -> None:
+    def __init__(self, service: RunnerService, results: ReportReader) -> None:
         self.service = service
-        self.watch = watch
+        self.results = results
 
     async def SubmitRun(
         self, request: runner_pb2.SubmitRunRequest, context: Any
@@ -88,60 +88,75 @@ class RunServicer(runner_pb2_grpc.RunServiceServicer):
     async def WatchRun(
         self, request: runner_pb2.WatchRunRequest, context: Any
     ) -> AsyncIterator[runner_pb2.WatchRunResponse]:
-        subjects = self.service.subjects
-        wanted = [subjects.run_progressed, subjects.run_completed, subjects.run_cancelled]
-        # Subscribe before reading the state, so no event falls between the two.
-        async with self.watch(wanted) as events:
-            rec = await self.service.get(request.run_id)
-            yield self._snapshot(rec)
-            if rec.status in ("completed", "failed") or (
-                rec.status == "cancelled" and rec.summary is not None
-            ):
-                return
-            while True:
-                try:
-                    subject, payload = await asyncio.wait_for(events.get(), timeout=5.0)
-                except TimeoutError:
-                    # Nothing heard for a while: the stored state is the truth (covers a missed event).
-                    rec = await self.service.get(request.run_id)
+        rec = await self.service.get(request.run_id)
+        after = request.after
+        seen: set[str] = set()
+        reports = self.results(self.service.subjects.run_reported_filter(run_id=rec.run_id), 0, False)
+        try:
+            async for item in reports:
+                if item is None:  # nothing for a while: the stored state is the truth
+                    rec = await self.service.get(rec.run_id)
                     if rec.status in ("completed", "failed"):
+                        # Its end is not on the stream (older than the stream's retention).
                         yield self._snapshot(rec)
                         return
                     continue
-                if payload.get("run_id") != request.run_id:
+                ev = item.event
+                fresh = [t for t in ev.trials if t.trial_id not in seen]
+                seen.update(t.trial_id for t in fresh)
+                if item.seq <= after:  # the subscriber has it: only remember what it saw
+                    if ev.kind in _TERMINAL:
+                        return
                     continue
-                if subject == subjects.run_progressed:
-                    yield runner_pb2.WatchRunResponse(
-                        type=runner_pb2.RUN_EVENT_TYPE_PROGRESS,
-                        run_id=request.run_id,
-                        trials_total=payload["trials_total"],
-                        trials_graded=payload["trials_graded"],
-                        trials_completed=payload["trials_graded"],
-                        passes=payload["passes"],
-                    )
-                elif subject == subjects.run_completed:
-                    done = RunCompleted.model_validate(payload)
+                if ev.kind == "trials" and not fresh:
+                    continue  # a batch reported again after a redelivery
+                if ev.kind == "completed" and ev.summary is not None:
                     # Record it before the stream ends, so a GetRun right after sees it.
-                    (summary,) = await self.service.on_completed([done])
-                    yield runner_pb2.WatchRunResponse(
-                        type=runner_pb2.RUN_EVENT_TYPE_COMPLETED,
-                        run_id=request.run_id,
-                        trials_total=summary.trials,
-                        trials_graded=summary.trials,
-                        trials_completed=summary.trials,
-                        passes=summary.passes,
-                        summary=summary_to_pb(summary),
+                    await self.service.on_completed(
+                        [
+                            RunCompleted(
+                                event_id=f"run.completed:{ev.run_id}", run_id=ev.run_id, summary=ev.summary
+                            )
+                        ]
                     )
+                yield reported_to_pb(item.seq, ev, fresh)
+                if ev.kind in _TERMINAL:
                     return
-                elif subject == subjects.run_cancelled:
-                    yield runner_pb2.WatchRunResponse(
-                        type=runner_pb2.RUN_EVENT_TYPE_CANCELLED, run_id=request.run_id
-                    )
+        finally:
+            await reports.aclose()
+
+    async def WatchRuns(
+        self, request: runner_pb2.WatchRunsRequest, context: Any
+    ) -> AsyncIterator[runner_pb2.WatchRunResponse]:
+        subject = self.service.subjects.run_reported_filter(
+            project=request.project or None,
+            suite=request.suite or None,
+            agent_version=request.agent_version or None,
+        )
+        start = request.after + 1 if request.after else 0
+        seen: dict[str, set[str]] = {}
+        reports = self.results(subject, start, True)
+        try:
+            async for item in reports:
+                if item is None:
+                    continue
+                ev = item.event
+                run_seen = seen.setdefault(ev.run_id, set())
+                fresh = [t for t in ev.trials if t.trial_id not in run_seen]
+                run_seen.update(t.trial_id for t in fresh)
+                if ev.kind == "trials" and not fresh:
+                    continue
+                if ev.kind in _TERMINAL:
+                    seen.pop(ev.run_id, None)
+                yield reported_to_pb(item.seq, ev, fresh)
+        finally:
+            await reports.aclose()
 
     def _snapshot(self, rec: RunRecord) -> runner_pb2.WatchRunResponse:
         kind = {
             "completed": runner_pb2.RUN_EVENT_TYPE_COMPLETED,
             "cancelled": runner_pb2.RUN_EVENT_TYPE_CANCELLED,
+            "failed": runner_pb2.RUN_EVENT_TYPE_FAILED,
         }.get(rec.status, runner_pb2.RUN_EVENT_TYPE_SUBMITTED)
         msg = runner_pb2.WatchRunResponse(
             type=kind,
@@ -150,6 +165,9 @@ class RunServicer(runner_pb2_grpc.RunServiceServicer):
             trials_graded=rec.trials_graded,
             trials_completed=rec.trials_graded,
             passes=rec.passes,
+            suite=rec.suite,
+            agent_version=rec.agent_version,
+            reason=rec.error or "",
         )
         if rec.summary is not None:
             msg.summary.CopyFrom(summary_to_pb(rec.summary))

@@ -16,9 +16,11 @@ from typing import TYPE_CHECKING
 from agenteval.contracts.errors import InvalidArgument, NotFound
 from agenteval.contracts.events import (
     Event,
+    ReportKind,
     RunCancelled,
     RunCompleted,
     RunProgressed,
+    RunReported,
     RunSubmitted,
     TraceRef,
     TrialCompleted,
@@ -156,8 +158,28 @@ class RunnerService:
             trials_total=total,
         )
         await self.publish(self.subjects.run_submitted, [event])
+        await self._report(rec, "submitted")
         instruments.RUNS_SUBMITTED.inc()
         return rec
+
+    async def _report(self, rec: RunRecord, kind: ReportKind, reason: str = "") -> None:
+        """A step of the run's result stream (WatchRun) that the runner knows first."""
+        await self.publish(
+            self.subjects.run_reported("", rec.suite, rec.agent_version, rec.run_id),
+            [
+                RunReported(
+                    event_id=f"run.reported:{rec.run_id}:{kind}",
+                    kind=kind,
+                    run_id=rec.run_id,
+                    suite=rec.suite,
+                    agent_version=rec.agent_version,
+                    trials_total=rec.trials_total,
+                    trials_graded=rec.trials_graded,
+                    passes=rec.passes,
+                    reason=reason,
+                )
+            ],
+        )
 
     async def _check_saved_evals(self, suite: Suite) -> None:
         """Reject a suite that grades with a saved eval that does not exist, rather than fail the
@@ -379,6 +401,7 @@ class RunnerService:
                 self.subjects.run_cancelled, [RunCancelled(event_id=f"run.cancelled:{run_id}", run_id=run_id)]
             )
             rec = await self.get(run_id)
+            await self._report(rec, "cancelled", "cancelled by a client")
         return rec
 
     def on_cancelled(self, run_id: str) -> None:
