@@ -93,3 +93,15 @@ async def long_nap(messages: list[dict[str, Any]], ctx: Any) -> str:
     """Sleeps 2 s: long enough to be running when a test kills its runner."""
     await asyncio.sleep(2.0)
     return "ok"
+
+
+async def odd_values(messages: list[dict[str, Any]], ctx: Any) -> str:
+    """Reports values a 32-bit column or a careless recorder would not take, by the user's word:
+    "huge" records 3,000,000,000 input tokens (fine: counts are 64-bit), "impossible" sets
+    a count past 64 bits behind the recorder's back (the trial must end as an error)."""
+    text = _last_user(messages)
+    if text == "huge":
+        ctx.record_llm_call("claude-haiku-4-5", input_tokens=3_000_000_000, output_tokens=7)
+    elif text == "impossible":
+        ctx.usage.input_tokens = 10**30
+    return f"done: {text}"

@@ -16,7 +16,7 @@ import pytest
 from agenteval.cli.stack import EmbeddedStack
 from agenteval.contracts.suite import Suite
 from agenteval.sdk import Client
-from agenteval.v1 import common_pb2, runner_pb2, runner_pb2_grpc
+from agenteval.v1 import common_pb2, runner_pb2
 from tests.integration.test_distributed import ROOT, topology, wait_serving  # noqa: F401 - fixture
 
 COMPLETED = runner_pb2.RUN_EVENT_TYPE_COMPLETED
@@ -224,7 +224,7 @@ async def test_the_cli_watch_prints_one_json_line_per_trial(stack: EmbeddedStack
 
 @pytest.mark.timeout(240)
 async def test_a_watch_resumes_across_a_runner_restart(topology, tmp_path: Path) -> None:  # noqa: F811
-    addrs, runner_addrs, runner_procs = topology
+    _, runner_addrs, runner_procs = topology
     target = runner_addrs[0]
     async with Client(target) as client:
         run = await client.submit(suite(30, 4), agent="python:tests.agents:timed_nap", concurrency=8)

@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field
 
 from agenteval.contracts.suite import Case, GraderSpec, Suite
 from agenteval.contracts.summary import RunSummary
-from agenteval.contracts.trace import Trace, TrialError, TrialStatus
+from agenteval.contracts.trace import Count, Millis, Trace, TrialError, TrialStatus
 
 
 def _now() -> datetime:
@@ -152,10 +152,10 @@ class TrialGraded(Event):
     score: float
     """Mean grader score (0 when the trial did not finish)."""
     grades: list[GradeRecord]
-    latency_ms: float
-    input_tokens: int = 0
-    output_tokens: int = 0
-    models: dict[str, dict[str, int]] = Field(default_factory=dict)
+    latency_ms: Millis
+    input_tokens: Count = 0
+    output_tokens: Count = 0
+    models: dict[str, dict[str, Count]] = Field(default_factory=dict)
     """Tokens per model, so cost can be priced per model."""
     grading_cost_usd: float = 0.0
     error: TrialError | None = None
@@ -260,3 +260,30 @@ class EvalGenerated(Event):
     name: str
     version: int
     holdout_accuracy: float | None = None
+
+
+class DeliveryFailed(Event):
+    """A bus message that its handler could not process, after the delivery limit.
+
+    Failures are data: the service that owned the message has recorded what it could (a
+    trial as ``error`` with the reason, a run as failed), and the original message is kept
+    here, on the stream, so an operator can list it and replay it after a fix
+    (``agent-eval dead-letters``)."""
+
+    kind: Literal["delivery.failed"] = "delivery.failed"
+    handler: str
+    """The durable consumer that gave up (``<service>-<handler>``)."""
+    subject: str
+    """Where the original message was published."""
+    stream_seq: int
+    """Its sequence number in the stream."""
+    deliveries: int
+    """How many times it was tried."""
+    error: str
+    """What the last try raised (type and message, cut to a few KB)."""
+    error_id: str
+    """The id under which the full error was logged."""
+    data: str
+    """The original payload (UTF-8; undecodable bytes replaced)."""
+    recorded: bool = False
+    """Whether the owning service recorded the failure as data (e.g. the trial as error)."""

@@ -65,6 +65,10 @@ class Subjects:
         return f"{self.prefix}.trial.graded"
 
     @property
+    def delivery_failed(self) -> str:
+        return f"{self.prefix}.delivery.failed"
+
+    @property
     def eval_generated(self) -> str:
         return f"{self.prefix}.eval.generated"
 

@@ -7,11 +7,19 @@ from :meth:`Trace.to_eval_dict`), and imported traces are normalized to it.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+import math
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 TrialStatus = Literal["ok", "error", "timeout"]
+
+MAX_COUNT = 2**63 - 1
+"""Counts (tokens) are 64-bit everywhere they are stored and sent."""
+Count = Annotated[int, Field(ge=0, le=MAX_COUNT)]
+"""A count: 0 .. 2**63-1."""
+Millis = Annotated[float, Field(allow_inf_nan=False)]
+"""A duration in milliseconds: finite (imported spans may have clock skew, so not always >= 0)."""
 StepType = Literal["message", "tool_call", "llm_call"]
 
 
@@ -50,22 +58,22 @@ class Step(BaseModel):
     """Text (message), or the model's output (llm_call)."""
     model: str | None = None
     """Model name (llm_call)."""
-    input_tokens: int = 0
+    input_tokens: Count = 0
     """Prompt tokens (llm_call)."""
-    output_tokens: int = 0
+    output_tokens: Count = 0
     """Completion tokens (llm_call)."""
-    latency_ms: float = 0.0
+    latency_ms: Millis = 0.0
     """How long the step took."""
 
 
 class Usage(BaseModel):
     """Token totals of a trial, summed over its LLM calls."""
 
-    input_tokens: int = 0
+    input_tokens: Count = 0
     """Prompt tokens."""
-    output_tokens: int = 0
+    output_tokens: Count = 0
     """Completion tokens."""
-    models: dict[str, dict[str, int]] = Field(default_factory=dict)
+    models: dict[str, dict[str, Count]] = Field(default_factory=dict)
     """Per model: {"input_tokens": n, "output_tokens": n}, so cost can be priced per model."""
 
 
@@ -95,7 +103,7 @@ class Trace(BaseModel):
     """The agent's final state (what its tools changed), for state checks."""
     usage: Usage = Field(default_factory=Usage)
     """Tokens used."""
-    latency_ms: float = 0.0
+    latency_ms: Millis = 0.0
     """Wall time of the trial."""
     status: TrialStatus = "ok"
     """ok, error (the agent raised) or timeout."""
@@ -113,3 +121,20 @@ class Trace(BaseModel):
         d = self.model_dump(mode="json")
         d["tool_calls"] = [s for s in d["steps"] if s["type"] == "tool_call"]
         return d
+
+    def problem(self) -> str | None:
+        """What makes this trace unfit to store and send (a count past 64 bits, a negative or
+        non-finite number that its recorder did not validate), or None when it is fit."""
+        counts = {
+            "usage.input_tokens": self.usage.input_tokens,
+            "usage.output_tokens": self.usage.output_tokens,
+        }
+        for model, per in self.usage.models.items():
+            for key, value in per.items():
+                counts[f"usage.models[{model!r}].{key}"] = value
+        for where, value in counts.items():
+            if not isinstance(value, int) or not 0 <= value <= MAX_COUNT:
+                return f"{where} is {value!r}: token counts must be whole numbers from 0 to 2**63-1"
+        if not math.isfinite(self.latency_ms) or self.latency_ms < 0:
+            return f"latency_ms is {self.latency_ms!r}: it must be a finite number of milliseconds"
+        return None

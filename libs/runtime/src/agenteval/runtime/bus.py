@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import secrets
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -18,10 +19,18 @@ from typing import Any, TypeVar
 from faststream.nats import ConsumerConfig, JStream, NatsBroker
 from pydantic import BaseModel, ValidationError
 
-from agenteval.contracts.events import Event
+from agenteval.contracts.events import DeliveryFailed, Event
 from agenteval.contracts.subjects import Subjects
 from agenteval.runtime import telemetry
-from agenteval.runtime.jetstream import AckedPublisher, PullFeed, ack_all, in_progress, nak_all
+from agenteval.runtime.jetstream import (
+    AckedPublisher,
+    PullFeed,
+    ack_all,
+    deliveries,
+    in_progress,
+    nak_all,
+    term,
+)
 
 log = logging.getLogger("agenteval.bus")
 
@@ -33,8 +42,14 @@ Handler = Callable[[Any], Awaitable[None]]
 # at work every third of the ack wait, and a dead runner's trials come back within a minute.
 ACK_WAIT_S = 30.0
 TRIAL_ACK_WAIT_S = 60.0
-# After this many deliveries a message is dropped (logged); handlers are idempotent.
+# After this many deliveries a message is dead-lettered: its service records the failure as
+# data (DeadHandler) and the original goes to <prefix>.delivery.failed. The server itself
+# never gives up on a message (max_deliver -1): giving up is ours, so it is never silent.
 MAX_DELIVER = 10
+# A message that failed once is retried alone, so it never takes its batch-mates with it;
+# retries back off: 0.5 s, 1, 2, 4, ... up to 30 s (about two minutes over ten deliveries,
+# long enough to ride out a database or bus restart).
+RETRY_MAX_DELAY_S = 30.0
 # Duplicate window for Nats-Msg-Id dedupe.
 DUPLICATE_WINDOW_S = 600.0
 # How long events stay on the stream by default (AGENTEVAL_BUS_MAX_AGE_S).
@@ -57,7 +72,16 @@ def stream_for(subjects: Subjects) -> JStream:
 
 
 def consumer_config(max_ack_pending: int = 20_000, ack_wait_s: float = ACK_WAIT_S) -> ConsumerConfig:
-    return ConsumerConfig(ack_wait=ack_wait_s, max_deliver=MAX_DELIVER, max_ack_pending=max_ack_pending)
+    return ConsumerConfig(ack_wait=ack_wait_s, max_deliver=-1, max_ack_pending=max_ack_pending)
+
+
+def retry_delay_s(deliveries: int, longest_s: float = RETRY_MAX_DELAY_S) -> float:
+    """How long a message that failed on its ``deliveries``-th try waits before the next."""
+    return min(longest_s, 0.5 * 2 ** max(0, deliveries - 1))
+
+
+# (original payload, why it failed) -> record the failure as the service's own data
+DeadHandler = Callable[[bytes, str], Awaitable[None]]
 
 
 @dataclass
@@ -72,6 +96,10 @@ class _BatchSpec:
     ack_wait_s: float = ACK_WAIT_S
     batches_in_flight: int = 1
     """Batches handled at once (1: one after the other)."""
+    on_dead: DeadHandler | None = None
+    """Records a message that reached the delivery limit as data (a trial as error, ...)."""
+    max_deliver: int = MAX_DELIVER
+    retry_max_delay_s: float = RETRY_MAX_DELAY_S
 
 
 _batch_specs: dict[int, list[_BatchSpec]] = {}
@@ -85,6 +113,7 @@ def batch_subscriber(
     batch_size: int = 256,
     ack_wait_s: float = ACK_WAIT_S,
     batches_in_flight: int = 1,
+    on_dead: DeadHandler | None = None,
 ) -> Callable[[Handler], Handler]:
     """Decorator: a durable pull consumer handing batches of raw payloads to the handler.
 
@@ -105,6 +134,7 @@ def batch_subscriber(
                 fn,
                 ack_wait_s=ack_wait_s,
                 batches_in_flight=max(1, batches_in_flight),
+                on_dead=on_dead,
             )
         )
         return fn
@@ -150,10 +180,11 @@ class BatchConsumer:
     """One durable pull consumer: hands what has arrived (up to ``batch_size``) to the handler,
     acks it all on success, naks it all (redelivery after a delay) when the handler raises."""
 
-    def __init__(self, js: Any, spec: _BatchSpec) -> None:
+    def __init__(self, js: Any, spec: _BatchSpec, publisher: AckedPublisher | None = None) -> None:
         self.js = js
         self.nc = js._nc
         self.spec = spec
+        self.publisher = publisher
         self.task: asyncio.Task[None] | None = None
         self.feed: PullFeed | None = None
         self._pings: set[asyncio.Task[None]] = set()
@@ -212,7 +243,17 @@ class BatchConsumer:
         # Raw bytes: handlers validate straight from JSON (one pass, in pydantic-core).
         # A slow batch (LLM judges, eval functions) keeps its messages with in-progress acks;
         # messages that stream in meanwhile wait in the feed's buffer: keep them as well.
+        # Messages that failed before are handled one by one: a bad one fails alone.
+        fresh = [m for m in msgs if deliveries(m) < 2]
+        groups = ([fresh] if fresh else []) + [[m] for m in msgs if deliveries(m) >= 2]
         pinging = _Pinger(self.nc, msgs, self.spec.ack_wait_s / 3, self._pings, waiting=feed.buffer)
+        try:
+            for group in groups:
+                await self._handle_group(group)
+        finally:
+            pinging.cancel()
+
+    async def _handle_group(self, msgs: list[Any]) -> None:
         try:
             await self.spec.handler([m.data for m in msgs])
         except asyncio.CancelledError:
@@ -220,17 +261,83 @@ class BatchConsumer:
             with contextlib.suppress(Exception):
                 await nak_all(self.nc, msgs, delay_s=0.0)
             raise
-        except Exception:
-            log.exception(
-                "handler failed; its messages will be redelivered", extra={"handler": self.spec.durable}
-            )
-            with contextlib.suppress(Exception):
-                await nak_all(self.nc, msgs, delay_s=1.0)
+        except Exception as exc:
+            await self._failed(msgs, exc)
             return
-        finally:
-            pinging.cancel()
         with contextlib.suppress(Exception):
             await ack_all(self.nc, msgs)
+
+    async def _failed(self, msgs: list[Any], exc: BaseException) -> None:
+        """Retry later, alone, with backoff; at the delivery limit, dead-letter."""
+        error_id = secrets.token_hex(6)
+        log.error(
+            "handler failed (error id %s); %s",
+            error_id,
+            "retrying its messages one by one" if len(msgs) > 1 else "retrying",
+            exc_info=exc,
+            extra={"handler": self.spec.durable, "error_id": error_id},
+        )
+        for m in msgs:
+            n = deliveries(m)
+            if len(msgs) == 1 and n >= self.spec.max_deliver:
+                await self._dead(m, exc, error_id)
+                continue
+            with contextlib.suppress(Exception):
+                await nak_all(self.nc, [m], delay_s=retry_delay_s(n, self.spec.retry_max_delay_s))
+
+    async def _dead(self, m: Any, exc: BaseException, error_id: str) -> None:
+        """Record the failure as data, keep the original on the stream, stop its deliveries."""
+        reason = f"{type(exc).__name__}: {exc}"[:4000]
+        recorded = False
+        if self.spec.on_dead is not None:
+            try:
+                await self.spec.on_dead(m.data, f"{reason} (error id {error_id})")
+                recorded = True
+            except Exception:
+                # Keep it: without its record the run could not end. Try again later.
+                log.exception(
+                    "could not record a dead message; retrying", extra={"handler": self.spec.durable}
+                )
+                with contextlib.suppress(Exception):
+                    await nak_all(self.nc, [m], delay_s=self.spec.retry_max_delay_s)
+                return
+        seq = 0
+        with contextlib.suppress(Exception):
+            seq = int(m.metadata.sequence.stream)
+        event = DeliveryFailed(
+            event_id=f"delivery.failed:{self.spec.durable}:{seq}",
+            handler=self.spec.durable,
+            subject=m.subject,
+            stream_seq=seq,
+            deliveries=deliveries(m),
+            error=reason,
+            error_id=error_id,
+            data=bytes(m.data).decode("utf-8", "replace"),
+            recorded=recorded,
+        )
+        try:
+            if self.publisher is not None:
+                data, headers = _prepare(event)
+                await self.publisher.publish(
+                    self.spec.subjects.delivery_failed,
+                    [(data, headers)],
+                    self.spec.subjects.stream,
+                    PUBLISH_TIMEOUT_S,
+                )
+        except Exception:
+            log.exception("could not dead-letter a message; retrying", extra={"handler": self.spec.durable})
+            with contextlib.suppress(Exception):
+                await nak_all(self.nc, [m], delay_s=self.spec.retry_max_delay_s)
+            return
+        telemetry.count_dead_lettered(self.spec.durable)
+        log.error(
+            "message dead-lettered after %d deliveries (error id %s)",
+            deliveries(m),
+            error_id,
+            extra={"handler": self.spec.durable, "stream_seq": seq},
+        )
+        with contextlib.suppress(Exception):
+            await term(self.nc, m)
 
     async def stop(self) -> None:
         if self.task is not None:
@@ -286,9 +393,18 @@ async def ensure_consumer(js: Any, stream: str, cfg: Any) -> None:
 class BatchConsumers:
     """The batch consumers registered on a broker, run over their own NATS connection."""
 
-    def __init__(self, broker: NatsBroker, url: str, max_age_s: float = DEFAULT_MAX_AGE_S) -> None:
+    def __init__(
+        self,
+        broker: NatsBroker,
+        url: str,
+        max_age_s: float = DEFAULT_MAX_AGE_S,
+        max_deliver: int = MAX_DELIVER,
+        retry_max_delay_s: float = RETRY_MAX_DELAY_S,
+    ) -> None:
         self.broker_id = id(broker)
         self.specs = _batch_specs.pop(id(broker), [])
+        for spec in self.specs:
+            spec.max_deliver, spec.retry_max_delay_s = max_deliver, retry_max_delay_s
         self.url = url
         self.max_age_s = max_age_s
         self.nc: Any = None
@@ -306,7 +422,8 @@ class BatchConsumers:
         for prefix in {spec.subjects.prefix: spec.subjects for spec in self.specs}.values():
             await ensure_stream(js, prefix, self.max_age_s)
         for spec in self.specs:
-            consumer = ConcurrentConsumer(js, spec) if spec.max_workers else BatchConsumer(js, spec)
+            kind = ConcurrentConsumer if spec.max_workers else BatchConsumer
+            consumer = kind(js, spec, self.publisher)
             await consumer.start()
             self.consumers.append(consumer)
 
@@ -327,6 +444,7 @@ def concurrent_subscriber(
     durable: str,
     max_workers: int,
     ack_wait_s: float = TRIAL_ACK_WAIT_S,
+    on_dead: DeadHandler | None = None,
 ) -> Callable[[Handler], Handler]:
     """Decorator: a durable pull consumer running one handler call per message (raw JSON
     bytes), up to ``max_workers`` at once, each message acked as soon as its call ends and
@@ -342,6 +460,7 @@ def concurrent_subscriber(
                 fn,
                 max_workers=max_workers,
                 ack_wait_s=ack_wait_s,
+                on_dead=on_dead,
             )
         )
         return fn
@@ -387,12 +506,8 @@ class ConcurrentConsumer(BatchConsumer):
             with contextlib.suppress(Exception):
                 await nak_all(self.nc, [m], delay_s=0.0)
             raise
-        except Exception:
-            log.exception(
-                "handler failed; the message will be redelivered", extra={"handler": self.spec.durable}
-            )
-            with contextlib.suppress(Exception):
-                await nak_all(self.nc, [m], delay_s=1.0)
+        except Exception as exc:
+            await self._failed([m], exc)
         else:
             with contextlib.suppress(Exception):
                 await ack_all(self.nc, [m])

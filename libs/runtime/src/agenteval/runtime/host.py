@@ -111,7 +111,11 @@ class ServiceHost:
             comp.register_handlers(self.broker)
             comp.register_grpc(self.grpc)
         self.batch_consumers = BatchConsumers(
-            self.broker, self.settings.nats_url, self.settings.bus_max_age_s
+            self.broker,
+            self.settings.nats_url,
+            self.settings.bus_max_age_s,
+            max_deliver=self.settings.bus_max_deliver,
+            retry_max_delay_s=self.settings.bus_retry_max_delay_s,
         )
         await self.batch_consumers.start()
         await self.broker.start()

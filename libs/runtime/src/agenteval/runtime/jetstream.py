@@ -146,6 +146,19 @@ async def nak_all(nc: Any, msgs: list[Any], delay_s: float) -> None:
         await nc.publish(m.reply, body)
 
 
+async def term(nc: Any, msg: Any) -> None:
+    """Tell the server never to deliver this message again (it was dead-lettered)."""
+    await nc.publish(msg.reply, b"+TERM")
+
+
+def deliveries(msg: Any) -> int:
+    """How many times the server has delivered this message (1 the first time)."""
+    try:
+        return int(msg.metadata.num_delivered)
+    except Exception:
+        return 1
+
+
 class PublishError(RuntimeError):
     """The stream did not acknowledge every message of a batch."""
 

@@ -22,6 +22,11 @@ class CommonSettings(BaseSettings):
     bus_max_age_s: float = Field(default=7 * 24 * 3600.0, ge=0)
     """How long events stay on the stream (0: forever). The services store what they carry;
     a consumer down for longer than this loses the events it had not taken."""
+    bus_max_deliver: int = Field(default=10, ge=2, le=1000)
+    """Tries of a bus message before it is dead-lettered: its service records the failure as
+    data (a trial as error) and the original goes to <prefix>.delivery.failed."""
+    bus_retry_max_delay_s: float = Field(default=30.0, gt=0, le=3600, allow_inf_nan=False)
+    """Longest wait between two tries of a failed bus message (waits double from 0.5 s)."""
     database_url: str | None = None
     """Default database of every service (a service's own URL wins)."""
     data_dir: Path = Field(default=Path(".agenteval"))

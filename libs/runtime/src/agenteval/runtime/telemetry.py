@@ -21,6 +21,11 @@ from prometheus_client import Counter
 tracer = trace.get_tracer("agenteval")
 
 REJECTED = Counter("agenteval_bus_rejected_messages_total", "Bus messages rejected as invalid", ["handler"])
+DEAD_LETTERED = Counter(
+    "agenteval_bus_dead_lettered_messages_total",
+    "Bus messages given up after the delivery limit (kept on <prefix>.delivery.failed)",
+    ["handler"],
+)
 
 
 def setup_tracing(service_name: str = "agenteval") -> bool:
@@ -107,6 +112,10 @@ def current_context() -> dict[str, str]:
 
 def count_rejected(handler: str) -> None:
     REJECTED.labels(handler=handler).inc()
+
+
+def count_dead_lettered(handler: str) -> None:
+    DEAD_LETTERED.labels(handler=handler).inc()
 
 
 def inject_context(carrier: dict[str, str]) -> None:

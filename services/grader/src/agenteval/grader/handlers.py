@@ -26,6 +26,11 @@ def register(
     """Grade every trial.completed; a trace cut to fit the bus is graded whole, fetched from
     ``transcripts`` (the cut copy is graded, and says so, when the fetch fails)."""
 
+    async def not_graded(payload: bytes, reason: str) -> None:
+        """A trial that could not be graded after the delivery limit: failed, saying why."""
+        done = TrialCompleted.model_validate_json(payload)
+        await publish(subjects.trial_graded, [service.grading_failed(done, reason)])
+
     @batch_subscriber(
         broker,
         subjects.trial_completed,
@@ -33,6 +38,7 @@ def register(
         durable="grader-trial-completed",
         batch_size=batch_size,
         batches_in_flight=batches_in_flight,
+        on_dead=not_graded,
     )
     async def on_trial_completed(payloads: list[dict[str, Any]]) -> None:
         batch = await with_full_traces(

@@ -66,5 +66,37 @@ class GraderService:
             trace_context=current_context(),  # published later, as a batch: keep this span as parent
         )
 
+    def grading_failed(self, done: TrialCompleted, reason: str) -> TrialGraded:
+        """The verdict on a trial that could not be graded: failed, and the grade says why."""
+        trace = done.trace
+        return TrialGraded(
+            event_id=f"trial.graded:{done.trial_id}",
+            run_id=done.run_id,
+            trial_id=done.trial_id,
+            case_id=done.case.id,
+            trial_index=done.trial_index,
+            trials_total=done.trials_total,
+            suite=done.suite,
+            agent_version=done.agent_version,
+            tags=done.case.tags,
+            status=trace.status,
+            passed=False,
+            score=0.0,
+            grades=[
+                GradeRecord(
+                    name="grading",
+                    score=0.0,
+                    passed=False,
+                    explanation="this trial could not be graded",
+                    error=reason,
+                )
+            ],
+            latency_ms=trace.latency_ms,
+            input_tokens=trace.usage.input_tokens,
+            output_tokens=trace.usage.output_tokens,
+            models=trace.usage.models,
+            error=trace.error,
+        )
+
     async def grade_many(self, batch: Sequence[TrialCompleted]) -> list[TrialGraded]:
         return list(await asyncio.gather(*(self.grade(done) for done in batch)))

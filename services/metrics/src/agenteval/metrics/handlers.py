@@ -7,7 +7,7 @@ from typing import Any
 from faststream.nats import NatsBroker
 
 from agenteval.contracts.events import TrialGraded
-from agenteval.metrics.service import MetricsService
+from agenteval.metrics.service import MetricsService, as_failed
 from agenteval.runtime.bus import batch_subscriber, parse_batch
 from agenteval.runtime.telemetry import batch_spans
 
@@ -15,8 +15,16 @@ from agenteval.runtime.telemetry import batch_spans
 def register(broker: NatsBroker, service: MetricsService, batch_size: int = 512) -> None:
     subjects = service.subjects
 
+    async def not_recorded(payload: bytes, reason: str) -> None:
+        await service.on_graded([as_failed(TrialGraded.model_validate_json(payload), reason)])
+
     @batch_subscriber(
-        broker, subjects.trial_graded, subjects, durable="metrics-trial-graded", batch_size=batch_size
+        broker,
+        subjects.trial_graded,
+        subjects,
+        durable="metrics-trial-graded",
+        batch_size=batch_size,
+        on_dead=not_recorded,
     )
     async def on_trial_graded(payloads: list[dict[str, Any]]) -> None:
         batch = parse_batch(TrialGraded, payloads, "metrics-trial-graded")

@@ -1,6 +1,6 @@
 """The metrics service's tables: one row per graded trial, one per run."""
 
-from sqlalchemy import Boolean, Column, Float, Integer, MetaData, String, Table, Text
+from sqlalchemy import BigInteger, Boolean, Column, Float, Integer, MetaData, String, Table, Text
 
 metadata = MetaData()
 
@@ -15,8 +15,8 @@ trial_results = Table(
     Column("passed", Boolean, nullable=False),
     Column("score", Float, nullable=False),
     Column("latency_ms", Float, nullable=False),
-    Column("input_tokens", Integer, nullable=False),
-    Column("output_tokens", Integer, nullable=False),
+    Column("input_tokens", BigInteger, nullable=False),
+    Column("output_tokens", BigInteger, nullable=False),
     Column("cost_usd", Float, nullable=False),
     Column("grader_scores_json", Text, nullable=False),
     Column("tags_json", Text, nullable=False),

@@ -22,6 +22,7 @@ from agenteval.contracts.events import (
 )
 from agenteval.contracts.subjects import Subjects
 from agenteval.contracts.summary import RunSummary
+from agenteval.contracts.trace import TrialError
 from agenteval.metrics import instruments
 from agenteval.metrics.repository import MetricsRepository
 from agenteval.metrics.summary import summarize
@@ -194,6 +195,27 @@ class MetricsService:
                 per_run = self._rows[row["run_id"]] = {}
             if len(per_run) < MAX_REMEMBERED_TRIALS:
                 per_run.setdefault(row["trial_id"], row)
+
+
+def as_failed(g: TrialGraded, reason: str) -> TrialGraded:
+    """A graded trial the metrics could not record as it was (after the delivery limit):
+    counted as a failed trial with no usage, so its run still ends, and saying why."""
+    return g.model_copy(
+        update={
+            "status": "error",
+            "passed": False,
+            "score": 0.0,
+            "grades": [],
+            "input_tokens": 0,
+            "output_tokens": 0,
+            "models": {},
+            "grading_cost_usd": 0.0,
+            "latency_ms": 0.0,
+            "error": TrialError(
+                code="not_recorded", message=f"the metrics service could not record this trial: {reason}"
+            ),
+        }
+    )
 
 
 def _digest(ids: Iterable[str]) -> str:

@@ -15,7 +15,14 @@ from agenteval.runtime.telemetry import event_span
 def register(broker: NatsBroker, service: RunnerService) -> None:
     subjects = service.subjects
 
-    @batch_subscriber(broker, subjects.run_submitted, subjects, durable="runner-run-submitted", batch_size=16)
+    @batch_subscriber(
+        broker,
+        subjects.run_submitted,
+        subjects,
+        durable="runner-run-submitted",
+        batch_size=16,
+        on_dead=service.fail_submitted,
+    )
     async def on_run_submitted(payloads: list[dict[str, Any]]) -> None:
         for ev in parse_batch(RunSubmitted, payloads, "runner-run-submitted"):
             with event_span("runner.expand", ev):
@@ -28,6 +35,7 @@ def register(broker: NatsBroker, service: RunnerService) -> None:
         durable="runner-trial-requested",
         max_workers=service.settings.concurrency,
         ack_wait_s=service.settings.trial_ack_wait_s,
+        on_dead=service.fail_trial,
     )
     async def on_trial_requested(payload: bytes) -> None:
         for req in parse_batch(TrialRequested, [payload], "runner-trial-requested"):

@@ -111,6 +111,16 @@ class RunRepository:
                 )
             )
 
+    async def fail(self, run_id: str, reason: str, at: datetime) -> bool:
+        """End an active run as failed, with the reason; False when it had already ended."""
+        async with self.engine.begin() as conn:
+            res = await conn.execute(
+                update(runs)
+                .where(runs.c.run_id == run_id, runs.c.status.in_(ACTIVE))
+                .values(status="failed", error=reason[:4000], completed_at=at)
+            )
+        return res.rowcount == 1
+
     async def cancel(self, run_id: str) -> bool:
         async with self.engine.begin() as conn:
             res = await conn.execute(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
+import math
 import secrets
 import time
 from collections import Counter
@@ -30,7 +31,7 @@ from agenteval.contracts.events import (
 from agenteval.contracts.subjects import Subjects
 from agenteval.contracts.suite import Suite
 from agenteval.contracts.summary import RunSummary
-from agenteval.contracts.trace import Trace
+from agenteval.contracts.trace import Trace, TrialError
 from agenteval.grading.eval_function import SAVED_EVAL
 from agenteval.runner import instruments
 from agenteval.runner.agents import load_agent
@@ -279,23 +280,21 @@ class RunnerService:
             instruments.TRIALS_IN_FLIGHT.dec()
         # Let the trials that wait for the slot just freed start before this one is published.
         await asyncio.sleep(0)
+        bad = trace.problem()
+        if bad is not None:  # stored and sent as it is, it would be refused downstream
+            trace = Trace(
+                input=trace.input,
+                status="error",
+                latency_ms=trace.latency_ms if math.isfinite(trace.latency_ms) else 0.0,
+                error=TrialError(
+                    code="bad_agent_output", message=f"the agent recorded an invalid value: {bad}"
+                ),
+                metadata=trace.metadata,
+            )
         instruments.TRIALS.labels(status=trace.status).inc()
         instruments.TRIAL_SECONDS.observe(trace.latency_ms / 1000.0)
         trace, full = await self._fit(req.trial_id, trace)
-        done = TrialCompleted(
-            event_id=f"trial.completed:{req.trial_id}",
-            run_id=req.run_id,
-            trial_id=req.trial_id,
-            case=req.case,
-            graders=req.graders,
-            trial_index=req.trial_index,
-            trials_total=req.trials_total,
-            agent_version=req.agent_version,
-            suite=req.suite,
-            trace=trace,
-            allowed_imports=req.allowed_imports,
-            full_trace=full,
-        )
+        done = completed_event(req, trace, full)
         if self._windowed(req.concurrency):
             # The run's next trial goes out while this one is published (a failure of either
             # redelivers this trial: at worst one more trial is released than finished).
@@ -404,6 +403,33 @@ class RunnerService:
             await self._report(rec, "cancelled", "cancelled by a client")
         return rec
 
+    # -- failures are data -------------------------------------------------------------
+    async def fail_trial(self, payload: bytes, reason: str) -> None:
+        """A trial.requested that could not be run after the delivery limit: an error trial."""
+        req = TrialRequested.model_validate_json(payload)
+        trace = Trace(
+            input=req.case.input,
+            status="error",
+            error=TrialError(code="runner_failed", message=f"the runner could not run this trial: {reason}"),
+            metadata={"agent": req.agent, "agent_version": req.agent_version, "seed": req.seed},
+        )
+        await self.publish(self.subjects.trial_completed, [completed_event(req, trace, None)])
+
+    async def fail_run(self, run_id: str, reason: str) -> None:
+        """End a run as failed (it cannot go on): recorded, and reported to its subscribers."""
+        if await self.repo.fail(run_id, reason, datetime.now(UTC)):
+            self._run_limits.pop(run_id, None)
+            self._windows.pop(run_id, None)
+            log.error("run failed: %s", reason, extra={"run_id": run_id})
+        rec = await self.repo.get(run_id)
+        if rec is not None and rec.status == "failed":
+            await self._report(rec, "failed", rec.error or reason)
+
+    async def fail_submitted(self, payload: bytes, reason: str) -> None:
+        """A run.submitted that could not be expanded after the delivery limit."""
+        ev = RunSubmitted.model_validate_json(payload)
+        await self.fail_run(ev.run_id, f"its trials could not be created: {reason}")
+
     def on_cancelled(self, run_id: str) -> None:
         self.cancelled.add(run_id)
 
@@ -423,3 +449,21 @@ class RunnerService:
             where = f" of suite {suite!r}" if suite else ""
             raise NotFound(f"no run with id {ref!r} and no completed run{where} with agent version {ref!r}")
         return found[0]
+
+
+def completed_event(req: TrialRequested, trace: Trace, full: TraceRef | None) -> TrialCompleted:
+    """The trial.completed of a trial that ran (or could not run)."""
+    return TrialCompleted(
+        event_id=f"trial.completed:{req.trial_id}",
+        run_id=req.run_id,
+        trial_id=req.trial_id,
+        case=req.case,
+        graders=req.graders,
+        trial_index=req.trial_index,
+        trials_total=req.trials_total,
+        agent_version=req.agent_version,
+        suite=req.suite,
+        trace=trace,
+        allowed_imports=req.allowed_imports,
+        full_trace=full,
+    )

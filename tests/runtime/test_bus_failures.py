@@ -1,0 +1,135 @@
+"""Failures are data: a message its handler cannot process never takes its batch-mates with
+it, and after the delivery limit it is recorded by its service and kept for replay."""
+
+from __future__ import annotations
+
+import asyncio
+
+import nats
+
+from agenteval.contracts.events import DeliveryFailed, RunCancelled
+from agenteval.contracts.subjects import Subjects
+from agenteval.runtime.bus import (
+    BatchConsumers,
+    batch_subscriber,
+    concurrent_subscriber,
+    make_broker,
+    publish_many,
+)
+
+
+async def _dead_letters(nats_url: str, subjects: Subjects) -> list[DeliveryFailed]:
+    nc = await nats.connect(nats_url)
+    try:
+        js = nc.jetstream()
+        sub = await js.subscribe(subjects.delivery_failed, stream=subjects.stream, ordered_consumer=True)
+        out: list[DeliveryFailed] = []
+        try:
+            while True:
+                msg = await sub.next_msg(timeout=1.0)
+                out.append(DeliveryFailed.model_validate_json(msg.data))
+        except nats.errors.TimeoutError:
+            pass
+        await sub.unsubscribe()
+        return out
+    finally:
+        await nc.close()
+
+
+async def _cleanup(nats_url: str, subjects: Subjects) -> None:
+    nc = await nats.connect(nats_url)
+    try:
+        await nc.jetstream().delete_stream(subjects.stream)
+    finally:
+        await nc.close()
+
+
+async def test_a_poison_message_fails_alone_and_is_dead_lettered_with_its_record(
+    nats_url: str, bus_prefix: str
+) -> None:
+    subjects = Subjects(bus_prefix)
+    broker = make_broker(nats_url)
+    handled: list[str] = []
+    recorded: list[tuple[str, str]] = []
+
+    async def record_failure(payload: bytes, reason: str) -> None:
+        recorded.append((RunCancelled.model_validate_json(payload).run_id, reason))
+
+    @batch_subscriber(
+        broker, subjects.run_cancelled, subjects, durable="t-batch", batch_size=32, on_dead=record_failure
+    )
+    async def handler(payloads: list[bytes]) -> None:
+        events = [RunCancelled.model_validate_json(p) for p in payloads]
+        if any(ev.run_id == "poison" for ev in events):
+            raise ValueError("value out of range for a 32-bit column")
+        handled.extend(ev.run_id for ev in events)
+
+    consumers = BatchConsumers(broker, nats_url, max_deliver=3, retry_max_delay_s=0.2)
+    await consumers.start()
+    try:
+        events = [RunCancelled(event_id=f"e{i}", run_id=f"r{i}") for i in range(10)]
+        events.insert(4, RunCancelled(event_id="bad", run_id="poison"))
+        await publish_many(broker, subjects.run_cancelled, events, subjects)
+        for _ in range(200):
+            if recorded and len(handled) >= 10:
+                break
+            await asyncio.sleep(0.05)
+        assert sorted(handled) == sorted(f"r{i}" for i in range(10)), (
+            "innocent batch-mates must be handled once"
+        )
+        assert [run for run, _ in recorded] == ["poison"]
+        assert "32-bit column" in recorded[0][1] and "error id" in recorded[0][1]
+        (dead,) = await _dead_letters(nats_url, subjects)
+        assert dead.handler == "t-batch" and dead.deliveries == 3 and dead.recorded
+        assert RunCancelled.model_validate_json(dead.data).run_id == "poison"
+        assert dead.subject == subjects.run_cancelled and "32-bit column" in dead.error
+        await asyncio.sleep(1.0)
+        assert len(recorded) == 1, "a dead-lettered message must not come back"
+    finally:
+        await consumers.stop()
+        await _cleanup(nats_url, subjects)
+
+
+async def test_a_failure_that_cannot_be_recorded_is_kept_not_dropped(nats_url: str, bus_prefix: str) -> None:
+    """When even the record of the failure cannot be written (the database is down), the
+    message stays on the bus and is tried again: it is never silently dropped."""
+    subjects = Subjects(bus_prefix)
+    broker = make_broker(nats_url)
+    attempts: list[int] = []
+    database_up = asyncio.Event()
+    recorded: list[str] = []
+
+    async def record_failure(payload: bytes, reason: str) -> None:
+        if not database_up.is_set():
+            raise ConnectionError("database unavailable")
+        recorded.append(reason)
+
+    @concurrent_subscriber(
+        broker, subjects.run_cancelled, subjects, durable="t-one", max_workers=4, on_dead=record_failure
+    )
+    async def handler(payload: bytes) -> None:
+        attempts.append(1)
+        raise ConnectionError("database unavailable")
+
+    consumers = BatchConsumers(broker, nats_url, max_deliver=2, retry_max_delay_s=0.3)
+    await consumers.start()
+    try:
+        await publish_many(broker, subjects.run_cancelled, [RunCancelled(event_id="x", run_id="x")], subjects)
+        for _ in range(100):
+            if len(attempts) >= 4:
+                break
+            await asyncio.sleep(0.05)
+        assert len(attempts) >= 4 and not recorded, (
+            "the message must keep coming back while it cannot be recorded"
+        )
+        database_up.set()
+        for _ in range(100):
+            if recorded:
+                break
+            await asyncio.sleep(0.05)
+        assert len(recorded) == 1
+        (dead,) = await _dead_letters(nats_url, subjects)
+        assert dead.recorded and dead.handler == "t-one"
+    finally:
+        await consumers.stop()
+        await _cleanup(nats_url, subjects)
