@@ -7,6 +7,7 @@ turns them into status codes so no servicer sets a code by hand.
 from __future__ import annotations
 
 import logging
+import secrets
 from collections.abc import Awaitable, Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
@@ -31,6 +32,84 @@ _CODES: dict[type[Exception], grpc.StatusCode] = {
     errors.Unavailable: grpc.StatusCode.UNAVAILABLE,
     errors.PermissionDenied: grpc.StatusCode.PERMISSION_DENIED,
 }
+
+
+MAX_DETAILS_CHARS = 1000
+"""Longest error text sent back (an error that quotes a 5 MB id must not echo it)."""
+
+
+def details(text: str) -> str:
+    """An error message as it goes over the wire: cut to MAX_DETAILS_CHARS."""
+    if len(text) <= MAX_DETAILS_CHARS:
+        return text
+    return f"{text[:MAX_DETAILS_CHARS]}... ({len(text) - MAX_DETAILS_CHARS} characters cut)"
+
+
+def internal(method: str, exc: BaseException) -> str:
+    """Log an unexpected error with an id; the caller gets the id, never driver or SQL text."""
+    error_id = secrets.token_hex(6)
+    log.error(
+        "unhandled error in %s (error id %s)", method, error_id, exc_info=exc, extra={"error_id": error_id}
+    )
+    return f"internal error (error id {error_id}); the server's log has the details"
+
+
+def check_request(msg: Any, path: str = "") -> None:
+    """Refuse text fields holding NUL bytes (no database column takes them), naming the field."""
+    for field, value in msg.ListFields():
+        name = f"{path}{field.name}"
+        if field.type == field.TYPE_STRING:
+            values = value if _repeated(field) else [value]
+            for i, v in enumerate(values):
+                if "\x00" in v:
+                    where = f"{name}[{i}]" if _repeated(field) else name
+                    raise errors.InvalidArgument(f"{where}: contains a NUL byte")
+        elif field.type == field.TYPE_MESSAGE:
+            if field.message_type.GetOptions().map_entry:
+                for k, v in value.items():
+                    if isinstance(k, str) and "\x00" in k:
+                        raise errors.InvalidArgument(f"{name}: a key contains a NUL byte")
+                    if isinstance(v, str) and "\x00" in v:
+                        raise errors.InvalidArgument(f"{name}[{k!r}]: contains a NUL byte")
+                    if hasattr(v, "ListFields"):
+                        check_request(v, f"{name}[{k!r}].")
+            elif _repeated(field):
+                for i, item in enumerate(value):
+                    check_request(item, f"{name}[{i}].")
+            else:
+                check_request(value, f"{name}.")
+
+
+def _repeated(field: Any) -> bool:
+    return bool(field.is_repeated)
+
+
+class _Undecodable:
+    """A request the server could not parse (wrong message, invalid UTF-8 in a string)."""
+
+    def __init__(self, why: str) -> None:
+        self.why = why
+
+
+def _lenient(deserializer: Any) -> Any:
+    if deserializer is None:
+        return None
+
+    def parse(data: bytes) -> Any:
+        try:
+            return deserializer(data)
+        except Exception as exc:
+            return _Undecodable(f"{type(exc).__name__}: {exc}")
+
+    return parse
+
+
+async def _refuse(request: Any, context: grpc.aio.ServicerContext) -> None:
+    if isinstance(request, _Undecodable):
+        await context.abort(
+            grpc.StatusCode.INVALID_ARGUMENT, details(f"the request could not be decoded: {request.why}")
+        )
+    check_request(request)
 
 
 def status_for(exc: BaseException) -> grpc.StatusCode:
@@ -73,37 +152,41 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):
         def wrap_unary(fn: Any) -> Any:
             async def call(request: Any, context: grpc.aio.ServicerContext) -> Any:
                 try:
+                    if not hasattr(request, "__aiter__"):  # a client stream is checked by its reader
+                        await _refuse(request, context)
                     with _server_span(method, context):
                         return await fn(request, context)
                 except errors.AgentEvalError as exc:
-                    await context.abort(status_for(exc), str(exc))
+                    await context.abort(status_for(exc), details(str(exc)))
                 except grpc.aio.AbortError:
                     raise
                 except Exception as exc:
-                    log.exception("unhandled error in %s", method)
-                    await context.abort(grpc.StatusCode.INTERNAL, f"{type(exc).__name__}: {exc}")
+                    await context.abort(grpc.StatusCode.INTERNAL, internal(method, exc))
 
             return call
 
         def wrap_stream(fn: Any) -> Any:
             async def call(request: Any, context: grpc.aio.ServicerContext) -> Any:
                 try:
+                    if not hasattr(request, "__aiter__"):  # a client stream is checked by its reader
+                        await _refuse(request, context)
                     with _server_span(method, context):
                         async for item in fn(request, context):
                             yield item
                 except errors.AgentEvalError as exc:
-                    await context.abort(status_for(exc), str(exc))
+                    await context.abort(status_for(exc), details(str(exc)))
                 except grpc.aio.AbortError:
                     raise
                 except Exception as exc:
-                    log.exception("unhandled error in %s", method)
-                    await context.abort(grpc.StatusCode.INTERNAL, f"{type(exc).__name__}: {exc}")
+                    await context.abort(grpc.StatusCode.INTERNAL, internal(method, exc))
 
             return call
 
         if handler.unary_unary:
             return grpc.unary_unary_rpc_method_handler(
-                wrap_unary(handler.unary_unary), handler.request_deserializer, handler.response_serializer
+                wrap_unary(handler.unary_unary),
+                _lenient(handler.request_deserializer),
+                handler.response_serializer,
             )
         if handler.stream_unary:
             return grpc.stream_unary_rpc_method_handler(
@@ -111,7 +194,9 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):
             )
         if handler.unary_stream:
             return grpc.unary_stream_rpc_method_handler(
-                wrap_stream(handler.unary_stream), handler.request_deserializer, handler.response_serializer
+                wrap_stream(handler.unary_stream),
+                _lenient(handler.request_deserializer),
+                handler.response_serializer,
             )
         if handler.stream_stream:
             return grpc.stream_stream_rpc_method_handler(
