@@ -8,6 +8,7 @@ from agenteval.contracts.trace import Step
 from agenteval.importers._assemble import (
     Draft,
     RecordError,
+    agent_of,
     build_trace,
     imported,
     object_at,
@@ -105,6 +106,8 @@ def parse_record(record: Record) -> ImportedTrace:
         comment=comment,
         rater=rater,
         source_format=FORMAT,
+        # Langfuse has no agent field: a generic record's own, or one its metadata names.
+        agent=agent_of(doc, {k: object_at(doc, "metadata").get(k) for k in ("agent_id", "agent")}),
     )
 
 
