@@ -439,3 +439,23 @@ def test_the_shipped_example_imports_whole_with_one_step_per_call() -> None:
         calls = [c for s in steps if s["type"] == "llm" for c in s.get("tool_calls") or []]
         assert len(trace.trace.tool_calls) == len(calls), trace.trace_id
         assert all(c.result is not None or c.error for c in trace.trace.tool_calls), trace.trace_id
+
+
+@pytest.mark.parametrize(
+    "record",
+    [
+        {"steps": [{"type": []}], "label": 1},
+        {"steps": [{"type": "llm", "content": [{"type": ["text"], "text": "hi"}]}], "raw_data": {}},
+        {"steps": [{"messages_added": -1, "tool_calls": 1.5}], "output": "x"},
+        {"id": "x", "steps": [{"type": {}, "tool_calls": True}], "output": "x"},
+    ],
+)
+def test_odd_step_types_and_containers_are_problems_or_traces_never_crashes(record: dict[str, Any]) -> None:
+    for fmt in ("auto", "generic", "langfuse"):
+        try:
+            result = import_traces(json.dumps(record), format=fmt)  # type: ignore[arg-type]
+        except ValueError as exc:  # UnknownTraceFormat: a clear refusal, not a crash
+            assert "Accepted formats" in str(exc)
+            continue
+        assert result.traces or result.problems
+        assert not any("cannot read this record" in p.reason for p in result.problems), result.problems

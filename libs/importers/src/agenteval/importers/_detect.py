@@ -52,7 +52,9 @@ def _langfuse_hinted(value: dict[str, Any]) -> bool:
 
 
 def _is_our_step(step: Any) -> bool:
-    return isinstance(step, dict) and step.get("type") in _STEP_TYPES and step.keys() <= _STEP_KEYS
+    if not isinstance(step, dict) or not isinstance(step.get("type"), str):
+        return False
+    return step["type"] in _STEP_TYPES and step.keys() <= _STEP_KEYS
 
 
 def format_of(records: list[Record]) -> FormatName | None:

@@ -177,7 +177,8 @@ class _Steps:
                 self.steps.append(_message_step(raw))
             elif not raw.get("tool_calls") and not raw.get("messages_added"):
                 self.unmapped.append(str(raw.get("type") or raw.get("name") or "step"))
-            for message in raw.get("messages_added") or []:  # steps that carry messages inline
+            added = raw.get("messages_added")
+            for message in added if isinstance(added, list) else []:  # messages carried inline
                 if isinstance(message, dict):
                     self.steps.append(_message_step(message))
             if kind in ("llm", None):
