@@ -96,3 +96,35 @@ async def test_label_takes_the_synonyms_imports_take_and_names_them_when_wrong(s
     rc, out, err = await traces(server, "list", "--dataset", "d", "--json")
     labels = {t["trace_id"]: t["label"] for t in json.loads(out)["traces"]}
     assert labels["run-1/case-a/0"] == "negative", f"a rejected label changed the trace: {labels}"
+
+
+async def test_generic_traces_import_and_list_by_agent_and_rating(server: str) -> None:
+    example = ROOT / "examples/traces/generic_traces.jsonl"
+    rc, out, err = await import_(server, example, "--dataset", "gen")
+    assert rc == 0, err
+    assert "imported 8 traces" in out and "format generic" in out, out
+
+    rc, out, err = await traces(server, "list", "--dataset", "gen", "--agent", "travel-bot-v2", "--json")
+    assert rc == 0, err
+    doc = json.loads(out)
+    assert doc["total"] == 4, doc
+    assert sorted(t["trace_id"] for t in doc["traces"]) == [
+        "travel-001",
+        "travel-002",
+        "travel-003",
+        "travel-004",
+    ]
+    by_id = {t["trace_id"]: t for t in doc["traces"]}
+    assert by_id["travel-003"]["steps"] == 4, "two weather calls, each one step"
+
+    args = ("list", "--dataset", "gen", "--agent", "support-bot", "--rating", "thumbs_down", "--json")
+    rc, out, err = await traces(server, *args)
+    assert rc == 0, err
+    assert sorted(t["trace_id"] for t in json.loads(out)["traces"]) == ["support-001", "support-003"], out
+
+    rc, out, err = await traces(
+        server, "list", "--dataset", "gen", "--agent", "travel-bot-v2", "--rating", "good"
+    )
+    assert rc == 0, err
+    assert "travel-001" in out and "travel-003" in out and "travel-002" not in out, out
+    assert "2 of 2" in out, out

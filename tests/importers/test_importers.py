@@ -25,6 +25,7 @@ FIXTURES = {
     "otlp": "otlp_traces.jsonl",
     "mlflow": "mlflow_traces.jsonl",
     "langfuse": "langfuse_traces.jsonl",
+    "generic": "generic_traces.jsonl",
 }
 
 
@@ -455,6 +456,7 @@ WRONG_SHAPE = {
     "otlp": '{"resourceSpans": "nope"}',
     "mlflow": '{"info": {"trace_id": "tr-1"}, "data": {"spans": [42]}}',
     "langfuse": '{"id": "x", "observations": {"not": "a list"}}',
+    "generic": '{"id": "row-9", "trace_id": "ext-9", "steps": "[{\\"type\\": \\"llm\\",", "raw_data": {}}',
 }
 
 

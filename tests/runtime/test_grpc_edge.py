@@ -18,7 +18,9 @@ async def stack(tmp_path: Path):
         yield s
 
 
-async def test_a_nul_byte_in_any_text_field_is_invalid_argument_naming_the_field(stack: EmbeddedStack) -> None:
+async def test_a_nul_byte_in_any_text_field_is_invalid_argument_naming_the_field(
+    stack: EmbeddedStack,
+) -> None:
     async with grpc.aio.insecure_channel(stack.target) as ch:
         runs = runner_pb2_grpc.RunServiceStub(ch)
         with pytest.raises(grpc.aio.AioRpcError) as info:
@@ -27,7 +29,9 @@ async def test_a_nul_byte_in_any_text_field_is_invalid_argument_naming_the_field
         assert "run_id" in (info.value.details() or "") and "NUL" in (info.value.details() or "")
         transcripts = transcripts_pb2_grpc.TranscriptServiceStub(ch)
         with pytest.raises(grpc.aio.AioRpcError) as info:
-            await transcripts.ListTraces(transcripts_pb2.ListTracesRequest(dataset="d", trace_ids=["a", "b\x00"]))
+            await transcripts.ListTraces(
+                transcripts_pb2.ListTracesRequest(dataset="d", trace_ids=["a", "b\x00"])
+            )
         assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT
         assert "trace_ids[1]" in (info.value.details() or "")
 
@@ -35,7 +39,9 @@ async def test_a_nul_byte_in_any_text_field_is_invalid_argument_naming_the_field
 async def test_an_undecodable_request_is_invalid_argument(stack: EmbeddedStack) -> None:
     async with grpc.aio.insecure_channel(stack.target) as ch:
         raw = ch.unary_unary(
-            "/agenteval.v1.RunService/GetRun", request_serializer=lambda b: b, response_deserializer=lambda b: b
+            "/agenteval.v1.RunService/GetRun",
+            request_serializer=lambda b: b,
+            response_deserializer=lambda b: b,
         )
         bad_utf8 = b"\x0a\x03\xff\xfe\xfd"  # field 1 (run_id), 3 bytes that are not UTF-8
         with pytest.raises(grpc.aio.AioRpcError) as info:

@@ -67,3 +67,22 @@ async def test_bad_requests(repo: DatasetRepository) -> None:
         await repo.list("missing")
     with pytest.raises(InvalidArgument):
         await repo.import_traces("bad name!", [item(0)])
+
+
+async def test_traces_keep_the_agent_they_came_from_and_filter_by_it(repo: DatasetRepository) -> None:
+    a, b, unnamed = item(0), item(1, "negative"), item(2)
+    a.agent, b.agent = "travel-bot-v2", "support-bot"
+    more = item(3, "negative")
+    more.agent = "travel-bot-v2"
+    await repo.import_traces("prod", [a, b, unnamed, more])
+    rows, total = await repo.list("prod", agent="travel-bot-v2")
+    assert total == 2 and [r["trace_id"] for r in rows] == ["id-0", "id-3"]
+    assert {r["agent"] for r in rows} == {"travel-bot-v2"}
+    rows, total = await repo.list("prod", agent="travel-bot-v2", label="bad")
+    assert total == 1 and [r["trace_id"] for r in rows] == ["id-3"], "agent and label filters combine"
+    rows, total = await repo.list("prod", agent="nobody")
+    assert (rows, total) == ([], 0)
+    rows, total = await repo.list("prod")
+    assert total == 4, "no agent filter: every trace, with or without an agent"
+    got = await repo.get("prod", "id-2")
+    assert got is not None and got["agent"] is None

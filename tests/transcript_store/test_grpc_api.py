@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 import grpc
 import pytest
@@ -20,6 +21,8 @@ from agenteval.transcript_store.datasets import DatasetRepository
 from agenteval.transcript_store.grpc_api import TranscriptServicer
 from agenteval.transcript_store.repository import TranscriptRepository
 from agenteval.v1 import transcripts_pb2, transcripts_pb2_grpc
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples/traces/generic_traces.jsonl"
 
 
 def completed(i: int) -> TrialCompleted:
@@ -160,3 +163,42 @@ async def test_label_trace_rejects_an_unknown_label_and_keeps_the_old_one(labele
         assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT, caught.value
         assert LABEL_HELP in (caught.value.details() or ""), caught.value.details()
         assert await stored_label(labeled) == "positive", f"label changed by a rejected {bogus!r}"
+
+
+async def test_generic_traces_import_whole_and_list_by_agent_and_rating(client: Client) -> None:
+    """The shipped example, in every generic form, through ImportTraces; then ListTraces filters."""
+    resp = await client.transcripts.ImportTraces(
+        iter([transcripts_pb2.ImportTracesRequest(dataset="gen", chunk=EXAMPLE.read_bytes())])
+    )
+    assert (resp.format, list(resp.problems)) == ("generic", []), resp
+    assert resp.imported == 8
+
+    async def listed(**filters: str) -> tuple[list[str], int]:
+        page = await client.transcripts.ListTraces(
+            transcripts_pb2.ListTracesRequest(dataset="gen", limit=100, with_traces=True, **filters)
+        )
+        return sorted(t.trace_id for t in page.traces), page.total
+
+    assert await listed(agent="travel-bot-v2") == (
+        ["travel-001", "travel-002", "travel-003", "travel-004"],
+        4,
+    )
+    assert await listed(agent="support-bot", label="negative") == (["support-001", "support-003"], 2)
+    assert await listed(agent="support-bot", label="good") == (["support-002", "support-004"], 2)
+    assert await listed(agent="no-such-bot") == ([], 0)
+    assert (await listed())[1] == 8
+
+    # the stored trace says where it came from, and holds each tool call once
+    got = await client.transcripts.GetTrace(
+        transcripts_pb2.GetTraceRequest(dataset="gen", trace_id="travel-004")
+    )
+    trace = json.loads(got.trace_json)
+    assert trace["metadata"]["agent_id"] == "travel-bot-v2"
+    assert [s["type"] for s in trace["steps"]] == [
+        "llm_call",
+        "tool_call",
+        "llm_call",
+        "tool_call",
+        "llm_call",
+    ]
+    assert got.summary.step_count == 5 and got.summary.has_tool_calls

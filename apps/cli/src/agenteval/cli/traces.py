@@ -20,10 +20,16 @@ CHUNK = 1024 * 1024
 @traces_app.command("import")
 def import_(
     file: Annotated[
-        Path, typer.Argument(help="JSON Lines (ours), OTLP JSON, MLflow traces or a Langfuse export.")
+        Path,
+        typer.Argument(
+            help="JSON Lines (ours), OTLP JSON, MLflow traces, a Langfuse export or generic traces "
+            "(llm/tool/user steps: bare, wrapped, steps as JSON text, stored rows)."
+        ),
     ],
     dataset: Annotated[str, typer.Option("--dataset", "-d", help="Dataset name.")],
-    fmt: Annotated[str, typer.Option("--format", help="auto, jsonl, otlp, mlflow or langfuse.")] = "auto",
+    fmt: Annotated[
+        str, typer.Option("--format", help="auto, jsonl, otlp, mlflow, langfuse or generic.")
+    ] = "auto",
     data_dir: DataDir = Path(".agenteval"),
     server: Server = None,
     json_out: JsonOut = False,
@@ -33,8 +39,8 @@ def import_(
 
     if not file.exists():
         fail(f"{file}: no such file", 2)
-    if fmt not in ("auto", "jsonl", "otlp", "mlflow", "langfuse"):
-        fail(f"unknown format {fmt!r}: use auto, jsonl, otlp, mlflow or langfuse", 2)
+    if fmt not in ("auto", "jsonl", "otlp", "mlflow", "langfuse", "generic"):
+        fail(f"unknown format {fmt!r}: use auto, jsonl, otlp, mlflow, langfuse or generic", 2)
 
     async def chunks() -> AsyncIterator[transcripts_pb2.ImportTracesRequest]:
         with file.open("rb") as fh:
@@ -88,7 +94,14 @@ def import_(
 def list_(
     dataset: Annotated[str, typer.Option("--dataset", "-d")],
     label: Annotated[
-        str | None, typer.Option(help="positive or negative (or good/bad, thumbs_up/thumbs_down ...).")
+        str | None,
+        typer.Option(
+            "--label", "--rating", help="positive or negative (or good/bad, thumbs_up/thumbs_down ...)."
+        ),
+    ] = None,
+    agent: Annotated[
+        str | None,
+        typer.Option("--agent", help="Only traces from this agent (the agent_id, agent or source imported)."),
     ] = None,
     limit: int = 20,
     offset: int = 0,
@@ -103,7 +116,7 @@ def list_(
         async with connect(server, data_dir) as client:
             return await client.transcripts.ListTraces(
                 transcripts_pb2.ListTracesRequest(
-                    dataset=dataset, label=label or "", limit=limit, offset=offset
+                    dataset=dataset, label=label or "", limit=limit, offset=offset, agent=agent or ""
                 )
             )
 
@@ -119,7 +132,7 @@ def list_(
         for t in resp.traces
     ]
     if json_out:
-        print_json({"dataset": dataset, "total": resp.total, "traces": rows})
+        print_json({"dataset": dataset, "agent": agent, "total": resp.total, "traces": rows})
         return
     table = Table("trace", "label", "steps", "output")
     for r in rows:

@@ -116,7 +116,7 @@ class TraceSummary(_message.Message):
     def __init__(self, trace_id: _Optional[str] = ..., dataset: _Optional[str] = ..., label: _Optional[str] = ..., summary: _Optional[str] = ..., step_count: _Optional[int] = ..., has_tool_calls: _Optional[bool] = ..., comment: _Optional[str] = ..., trace_json: _Optional[str] = ..., rater: _Optional[str] = ..., dataset_version: _Optional[int] = ...) -> None: ...
 
 class ListTracesRequest(_message.Message):
-    __slots__ = ("dataset", "label", "limit", "offset", "trace_ids", "with_traces", "labeled_only")
+    __slots__ = ("dataset", "label", "limit", "offset", "trace_ids", "with_traces", "labeled_only", "agent")
     DATASET_FIELD_NUMBER: _ClassVar[int]
     LABEL_FIELD_NUMBER: _ClassVar[int]
     LIMIT_FIELD_NUMBER: _ClassVar[int]
@@ -124,6 +124,7 @@ class ListTracesRequest(_message.Message):
     TRACE_IDS_FIELD_NUMBER: _ClassVar[int]
     WITH_TRACES_FIELD_NUMBER: _ClassVar[int]
     LABELED_ONLY_FIELD_NUMBER: _ClassVar[int]
+    AGENT_FIELD_NUMBER: _ClassVar[int]
     dataset: str
     label: str
     limit: int
@@ -131,7 +132,8 @@ class ListTracesRequest(_message.Message):
     trace_ids: _containers.RepeatedScalarFieldContainer[str]
     with_traces: bool
     labeled_only: bool
-    def __init__(self, dataset: _Optional[str] = ..., label: _Optional[str] = ..., limit: _Optional[int] = ..., offset: _Optional[int] = ..., trace_ids: _Optional[_Iterable[str]] = ..., with_traces: _Optional[bool] = ..., labeled_only: _Optional[bool] = ...) -> None: ...
+    agent: str
+    def __init__(self, dataset: _Optional[str] = ..., label: _Optional[str] = ..., limit: _Optional[int] = ..., offset: _Optional[int] = ..., trace_ids: _Optional[_Iterable[str]] = ..., with_traces: _Optional[bool] = ..., labeled_only: _Optional[bool] = ..., agent: _Optional[str] = ...) -> None: ...
 
 class ListTracesResponse(_message.Message):
     __slots__ = ("traces", "total")

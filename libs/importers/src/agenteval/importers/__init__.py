@@ -1,8 +1,9 @@
 """Trace importers: labeled production traces from other tools, normalized to our Trace schema.
 
 Formats: ``jsonl`` (agenteval's own), ``otlp`` (OpenTelemetry GenAI spans), ``mlflow`` (MLflow
-trace JSON) and ``langfuse`` (Langfuse traces, or any "trace with steps"). ``import_traces``
-detects the format, imports every readable record, and reports the others by line.
+trace JSON), ``langfuse`` (Langfuse traces, or any "trace with steps") and ``generic`` (the
+requirement notes' shape: llm / tool / user steps, bare, wrapped or as a stored row).
+``import_traces`` detects the format, imports every readable record, and reports the others by line.
 """
 
 from agenteval.importers._detect import detect_format

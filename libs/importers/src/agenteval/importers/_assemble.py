@@ -136,6 +136,21 @@ def content_id(trace: Trace) -> str:
     return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 
+AGENT_KEYS = ("agent_id", "agent", "source")
+"""Where a record names the agent (or source) it came from, in the order they are tried."""
+
+
+def agent_of(*docs: dict[str, Any]) -> Any:
+    """The agent a trace came from: agent_id, else agent, else source, in the first doc that has it."""
+    for key in AGENT_KEYS:
+        for doc in docs:
+            value = doc.get(key)
+            if value in (None, "") or (key == "source" and not isinstance(value, (str, int))):
+                continue  # a "source" object describes an export, not an agent
+            return value
+    return None
+
+
 def imported(
     trace: Trace,
     *,
@@ -144,10 +159,19 @@ def imported(
     comment: Any,
     rater: Any,
     source_format: str,
+    agent: Any = None,
 ) -> ImportedTrace:
-    """The import record; refuses traces that carry nothing to learn from."""
+    """The import record; refuses traces that carry nothing to learn from.
+
+    The agent is kept on the trace too (``metadata.agent_id``), where eval functions see it.
+    """
     if not trace.input and not trace.steps and trace.output is None:
         raise RecordError("the trace has no input, steps or output; nothing to import")
+    agent_name = optional_text(agent, "agent_id")
+    if agent_name is not None:
+        agent_name = agent_name.strip()[:200] or None
+    if agent_name is not None and trace.metadata.get("agent_id") != agent_name:
+        trace.metadata = {**trace.metadata, "agent_id": agent_name}
     trace_id = str(source_id).strip() if source_id not in (None, "") else ""
     return ImportedTrace(
         trace_id=trace_id or content_id(trace),
@@ -156,6 +180,7 @@ def imported(
         comment=optional_text(comment, "comment"),
         rater=optional_text(rater, "rater"),
         source_format=source_format,
+        agent=agent_name,
     )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from agenteval.contracts.trace import Step, Trace
+from agenteval.importers._generic import looks_generic
 from agenteval.importers._jsonl import RECORD_KEYS
 from agenteval.importers._model import FormatName
 from agenteval.importers._reader import Record, read_records
@@ -26,9 +27,11 @@ def classify(value: Any) -> FormatName | None:
         "data" in value or value["info"].keys() & {"trace_id", "request_id"}
     ):
         return "mlflow"
+    if not _langfuse_hinted(value) and looks_generic(value):
+        return "generic"
     if isinstance(value.get("trace"), dict):
         return "jsonl"
-    if _LANGFUSE_HINTS & value.keys():
+    if _langfuse_hinted(value):
         return "langfuse"
     steps = value.get("steps")
     if isinstance(steps, list) and steps:
@@ -44,19 +47,33 @@ def classify(value: Any) -> FormatName | None:
     return None
 
 
+def _langfuse_hinted(value: dict[str, Any]) -> bool:
+    return bool(_LANGFUSE_HINTS & value.keys())
+
+
 def _is_our_step(step: Any) -> bool:
-    return isinstance(step, dict) and step.get("type") in _STEP_TYPES and step.keys() <= _STEP_KEYS
+    if not isinstance(step, dict) or not isinstance(step.get("type"), str):
+        return False
+    return step["type"] in _STEP_TYPES and step.keys() <= _STEP_KEYS
 
 
 def format_of(records: list[Record]) -> FormatName | None:
-    """The format of the first recognizable record among the first few."""
-    for record in records[:_SAMPLE]:
-        found = classify(record.value)
-        if found is not None:
-            return found
-    return None
+    """The format of the first recognizable record among the first few.
+
+    Except: when some of them are in the generic shape and the others are records the generic
+    importer reads as well (bare traces, "trace with steps" without Langfuse's own keys), the
+    file is generic, so a first record without tool steps does not decide for the rest.
+    """
+    found = [(f, r.value) for r in records[:_SAMPLE] if (f := classify(r.value)) is not None]
+    if not found:
+        return None
+    if any(f == "generic" for f, _ in found) and all(
+        f in ("generic", "jsonl") or (f == "langfuse" and not _langfuse_hinted(v)) for f, v in found
+    ):
+        return "generic"
+    return found[0][0]
 
 
 def detect_format(data: bytes | str) -> str:
-    """ "jsonl", "otlp", "mlflow" or "langfuse"; "unknown" when the file is empty or in none of them."""
+    """ "jsonl", "otlp", "mlflow", "langfuse" or "generic"; "unknown" when the file is empty or in none of them."""
     return format_of(read_records(data).records) or "unknown"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Literal
 
-from agenteval.importers import _jsonl, _langfuse, _mlflow, _otlp
+from agenteval.importers import _generic, _jsonl, _langfuse, _mlflow, _otlp
 from agenteval.importers._detect import format_of
 from agenteval.importers._model import (
     FORMATS,
@@ -16,7 +16,7 @@ from agenteval.importers._model import (
 )
 from agenteval.importers._reader import Record, read_records
 
-ImportFormat = Literal["auto", "jsonl", "otlp", "mlflow", "langfuse"]
+ImportFormat = Literal["auto", "jsonl", "otlp", "mlflow", "langfuse", "generic"]
 Parsed = tuple[list[tuple[Record, ImportedTrace]], list[ImportProblem]]
 
 
@@ -75,6 +75,7 @@ _PARSERS: dict[str, Callable[[list[Record]], Parsed]] = {
     "jsonl": _each_record(_jsonl.parse_record),
     "mlflow": _each_record(_mlflow.parse_record),
     "langfuse": _each_record(_langfuse.parse_record),
+    "generic": _each_record(_generic.parse_record),
     "otlp": _otlp.parse,
 }
 

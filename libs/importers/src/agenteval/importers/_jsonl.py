@@ -1,5 +1,5 @@
-"""agenteval's own JSON Lines: ``{"trace": {...}, "label": ..., "id": ..., "comment", "rater"}`` per line,
-or a bare trace with the label fields beside its own."""
+"""agenteval's own JSON Lines: ``{"trace": {...}, "label": ..., "id": ..., "comment", "rater",
+"agent_id"}`` per line, or a bare trace with the label fields beside its own."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from pydantic import ValidationError
 from agenteval.contracts.trace import Trace
 from agenteval.importers._assemble import (
     RecordError,
+    agent_of,
     imported,
     usage_of,
     validation_reason,
@@ -19,7 +20,7 @@ from agenteval.importers._model import ImportedTrace
 from agenteval.importers._reader import Record
 
 FORMAT = "jsonl"
-RECORD_KEYS = {"label", "rating", "id", "trace_id", "comment", "rater"}
+RECORD_KEYS = {"label", "rating", "id", "trace_id", "comment", "rater", "agent_id", "agent"}
 
 
 def parse_record(record: Record) -> ImportedTrace:
@@ -53,6 +54,7 @@ def parse_record(record: Record) -> ImportedTrace:
         comment=doc.get("comment"),
         rater=doc.get("rater"),
         source_format=FORMAT,
+        agent=agent_of(*({k: d.get(k) for k in ("agent_id", "agent")} for d in (doc, trace.metadata))),
     )
 
 

@@ -8,6 +8,7 @@ from agenteval.contracts.trace import Step
 from agenteval.importers._assemble import (
     Draft,
     RecordError,
+    agent_of,
     build_trace,
     imported,
     object_at,
@@ -72,10 +73,10 @@ def parse_record(record: Record) -> ImportedTrace:
             drafts.append(Draft(_tool_step(obs), start, order))
         elif kind == "message":
             drafts.append(Draft(_message_step(obs), start, order))
-        for message in obs.get("messages_added") or []:  # generic steps carry messages and calls inline
+        for message in _list_at(obs, "messages_added"):  # generic steps carry messages and calls inline
             if isinstance(message, dict):
                 drafts.append(Draft(_added_message(message), start, order))
-        for call in obs.get("tool_calls") or []:
+        for call in _list_at(obs, "tool_calls"):
             if isinstance(call, dict):
                 drafts.append(Draft(_inline_tool_step(call), start, order))
         if kind is None and not obs.get("tool_calls") and not obs.get("messages_added"):
@@ -105,7 +106,14 @@ def parse_record(record: Record) -> ImportedTrace:
         comment=comment,
         rater=rater,
         source_format=FORMAT,
+        # Langfuse has no agent field: a generic record's own, or one its metadata names.
+        agent=agent_of(doc, {k: object_at(doc, "metadata").get(k) for k in ("agent_id", "agent")}),
     )
+
+
+def _list_at(obs: dict[str, Any], key: str) -> list[Any]:
+    value = obs.get(key)
+    return value if isinstance(value, list) else []
 
 
 def _kind(obs: dict[str, Any], requested: set[str]) -> str | None:

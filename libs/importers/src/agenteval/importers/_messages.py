@@ -76,10 +76,16 @@ def text_of(content: Any) -> str:
     return dumps(content)
 
 
+def _type_of(d: dict[str, Any]) -> str | None:
+    """A payload's "type" when it is a string (a list or object there is no type we know)."""
+    kind = d.get("type")
+    return kind if isinstance(kind, str) else None
+
+
 def _part_text(part: Any) -> str:
     if isinstance(part, str):
         return part
-    if isinstance(part, dict) and part.get("type") in _TEXT_PART_TYPES:
+    if isinstance(part, dict) and _type_of(part) in _TEXT_PART_TYPES:
         for key in ("text", "content"):
             if isinstance(part.get(key), str):
                 return part[key]
@@ -96,7 +102,7 @@ def _message_text(message: dict[str, Any]) -> str:
 
 def _role_of(message: dict[str, Any]) -> str | None:
     role = message.get("role")
-    if role is None and message.get("type") in _LANGCHAIN_TYPES:
+    if role is None and _type_of(message) in _LANGCHAIN_TYPES:
         role = message["type"]
     return _ROLES.get(role.lower()) if isinstance(role, str) else None
 
@@ -153,7 +159,7 @@ def output_text(value: Any, depth: int = 0) -> str | None:
             return output_text(value[0], depth + 1)
         return dumps(value) if value else None
     if isinstance(value, dict):
-        if value.get("type") in _CALL_TYPES:
+        if _type_of(value) in _CALL_TYPES:
             return None
         if isinstance(value.get("choices"), list) and value["choices"]:  # OpenAI
             choice = value["choices"][0]

@@ -9,14 +9,17 @@ from agenteval.contracts.errors import InvalidArgument
 from agenteval.contracts.trace import Trace
 
 Label = Literal["positive", "negative"]
-FormatName = Literal["jsonl", "otlp", "mlflow", "langfuse"]
-FORMATS: tuple[FormatName, ...] = ("jsonl", "otlp", "mlflow", "langfuse")
+FormatName = Literal["jsonl", "otlp", "mlflow", "langfuse", "generic"]
+FORMATS: tuple[FormatName, ...] = ("jsonl", "otlp", "mlflow", "langfuse", "generic")
 
 FORMAT_HELP = {
     "jsonl": 'agenteval JSON Lines: {"trace": {...}, "label": "positive"} per line',
     "otlp": 'OpenTelemetry OTLP JSON with GenAI spans: {"resourceSpans": [...]}, whole file or one per line',
     "mlflow": 'MLflow trace JSON: {"info": {...}, "data": {"spans": [...]}}, one per line or a JSON array',
     "langfuse": 'Langfuse traces: {"id", "input", "output", "observations": [...], "scores": [...]}',
+    "generic": 'generic traces: {"id", "agent_id", "input": {"messages": [...]}, "steps": [{"type": "llm"|"tool"|'
+    '"user", ...}], "output", "rating"}, bare, wrapped as {"trace": ...}, or a stored row with "steps" and '
+    '"raw_data" as JSON strings',
 }
 
 
@@ -31,6 +34,8 @@ class ImportedTrace:
     comment: str | None
     rater: str | None
     source_format: str
+    agent: str | None = None
+    """The agent (or source) the trace came from, when the record names one."""
 
 
 @dataclass

@@ -112,8 +112,8 @@ TOOL_SCHEMAS: list[dict[str, Any]] = [
     _schema(
         "fetch_traces",
         "List labeled training traces as summaries (the first 200 characters of the output, the "
-        "number of steps, whether tools were called) with the total count. Use get_trace_details "
-        "to read a trace in full.",
+        "number of steps, whether tools were called, the agent it came from when known) with the "
+        "total count, by rating and agent. Use get_trace_details to read a trace in full.",
         {
             "rating": {
                 "type": "string",
@@ -127,6 +127,10 @@ TOOL_SCHEMAS: list[dict[str, Any]] = [
                 "description": f"How many traces (default {DEFAULT_LIMIT}, at most {MAX_LIMIT}).",
             },
             "offset": {"type": "integer", "minimum": 0, "description": "How many to skip (default 0)."},
+            "agent_id": {
+                "type": "string",
+                "description": "Only traces from this agent (the agent_id a listed trace shows; default all).",
+            },
         },
         [],
     ),

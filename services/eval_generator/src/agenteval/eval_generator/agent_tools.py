@@ -31,13 +31,17 @@ class TraceSummary:
     """The first 200 characters of the trace's output."""
     step_count: int
     has_tool_calls: bool
+    agent: str | None = None
+    """The agent (or source) the trace came from, when its import named one."""
 
 
 class TraceSource(Protocol):
     """Labeled traces of the training split (backed by the transcript-store)."""
 
-    async def list(self, label: str | None, limit: int, offset: int) -> tuple[list[TraceSummary], int]:
-        """A page of summaries with ``label`` (None: both) and the total that match."""
+    async def list(
+        self, label: str | None, limit: int, offset: int, agent: str | None = None
+    ) -> tuple[list[TraceSummary], int]:
+        """A page of summaries with ``label`` (None: both) from ``agent`` (None: any), and the total."""
         ...
 
     async def get(self, trace_id: str) -> dict[str, Any] | None:
@@ -85,6 +89,7 @@ class _FetchTraces(_Input):
     rating: Literal["positive", "negative", "all"] = "all"
     limit: int = Field(DEFAULT_LIMIT, ge=1)
     offset: int = Field(0, ge=0)
+    agent_id: str | None = Field(None, max_length=200)
 
 
 class _TraceDetails(_Input):
@@ -231,9 +236,12 @@ class AgentTools:
 
     async def _fetch_traces(self, args: _FetchTraces) -> ToolOutcome:
         limit = min(args.limit, MAX_LIMIT)
-        page, total = await self.source.list(
-            None if args.rating == "all" else args.rating, limit, args.offset
-        )
+        label = None if args.rating == "all" else args.rating
+        agent = (args.agent_id or "").strip() or None
+        if agent is None:
+            page, total = await self.source.list(label, limit, args.offset)
+        else:
+            page, total = await self.source.list(label, limit, args.offset, agent=agent)
         payload: dict[str, Any] = {
             "traces": [
                 {
@@ -242,6 +250,7 @@ class AgentTools:
                     "summary": s.summary,
                     "step_count": s.step_count,
                     "has_tool_calls": s.has_tool_calls,
+                    **({"agent_id": s.agent} if s.agent else {}),
                 }
                 for s in page
             ],
@@ -250,7 +259,8 @@ class AgentTools:
         }
         if limit < args.limit:
             payload["note"] = f"limit capped at {MAX_LIMIT}"
-        return ToolOutcome(_dumps(payload), f"{len(page)} of {total} {args.rating} traces")
+        source = f" from {agent}" if agent else ""
+        return ToolOutcome(_dumps(payload), f"{len(page)} of {total} {args.rating} traces{source}")
 
     async def _get_trace_details(self, args: _TraceDetails) -> ToolOutcome:
         trace = await self.source.get(args.trace_id)

@@ -78,6 +78,7 @@ class DatasetRepository:
                         "has_tool_calls": has_tools,
                         "created_at": now,
                         "labeled_at": now if item.label else None,
+                        "agent": item.agent,
                     }
                 )
             if new_rows:
@@ -154,9 +155,13 @@ class DatasetRepository:
         offset: int = 0,
         trace_ids: Sequence[str] = (),
         labeled_only: bool = False,
+        agent: str | None = None,
     ) -> tuple[list[dict[str, Any]], int]:
+        """A page of a dataset's traces, by label, ids, labeled or not and the agent they came from."""
         await self.version(dataset)  # NotFound for an unknown dataset
         cond = [traces.c.dataset == dataset]
+        if agent:
+            cond.append(traces.c.agent == agent.strip())
         if label:
             try:
                 wanted = normalize_label(label)

@@ -117,6 +117,7 @@ class TranscriptServicer(transcripts_pb2_grpc.TranscriptServiceServicer):
             request.offset,
             list(request.trace_ids),
             request.labeled_only,
+            request.agent or None,
         )
         version = await self.datasets.version(request.dataset)
         return transcripts_pb2.ListTracesResponse(

@@ -44,4 +44,6 @@ traces = Table(
     Column("has_tool_calls", Boolean, nullable=False),
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("labeled_at", DateTime(timezone=True), nullable=True),
+    # The agent (or source) the trace came from, as the import named it; None when it did not.
+    Column("agent", String(200), nullable=True),
 )
