@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
+import signal
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -48,10 +50,21 @@ def fail(message: str, code: int = 1) -> None:
     raise typer.Exit(code)
 
 
+async def _until_signal(coro_fn: Callable[[], Awaitable[T]]) -> T:
+    """The command, cancelled (so it can clean up) by SIGTERM as Ctrl-C cancels it."""
+    task = asyncio.current_task()
+    if task is not None:
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
+    return await coro_fn()
+
+
 def run_async(coro_fn: Callable[[], Awaitable[T]]) -> T:
     """Run a command's coroutine; contract and gRPC errors become messages, not tracebacks."""
     try:
-        return asyncio.run(coro_fn())  # type: ignore[arg-type]
+        return asyncio.run(_until_signal(coro_fn))
+    except asyncio.CancelledError:
+        fail("terminated", 143)
     except AgentEvalError as exc:
         from agenteval.contracts.errors import InvalidArgument, NotFound
 
@@ -117,7 +130,7 @@ async def connect(server: str | None, data_dir: Path) -> AsyncIterator[Any]:
 
 
 def main() -> None:
-    from agenteval.cli import commands, compare, evals, flaky, traces, watch  # noqa: F401 - registers the commands
+    from agenteval.cli import commands, compare, control, evals, flaky, traces, watch  # noqa: F401 - registers the commands
 
     app()
 

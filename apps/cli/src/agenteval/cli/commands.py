@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -47,17 +48,30 @@ def run(
 
     async def go() -> dict:
         async with connect(server, data_dir) as client:
-            run_pb = await client.submit(
-                suite_obj,
-                agent=agent or "",
-                k=k,
-                seed=seed,
-                concurrency=concurrency,
-                timeout_s=timeout or 0.0,
-                tags=tag or [],
-                agent_version=agent_version,
+            submitting = asyncio.ensure_future(
+                client.submit(
+                    suite_obj,
+                    agent=agent or "",
+                    k=k,
+                    seed=seed,
+                    concurrency=concurrency,
+                    timeout_s=timeout or 0.0,
+                    tags=tag or [],
+                    agent_version=agent_version,
+                )
             )
-            summary = await _follow(client, run_pb.run_id, run_pb.trials_total, quiet=json_out)
+            run_pb = None
+            try:
+                # Shielded: a Ctrl-C during the submit still learns the run's id, to cancel it.
+                run_pb = await asyncio.shield(submitting)
+                summary = await _follow(client, run_pb.run_id, run_pb.trials_total, quiet=json_out)
+            except asyncio.CancelledError:  # Ctrl-C or SIGTERM
+                if run_pb is None:
+                    with contextlib.suppress(Exception):
+                        run_pb = await asyncio.wait_for(submitting, 10.0)
+                if run_pb is not None:
+                    await _interrupted(client, run_pb.run_id, embedded=server is None)
+                raise
             return {"run_id": run_pb.run_id, "summary": summary}
 
     result = run_async(go)
@@ -71,6 +85,16 @@ def run(
     if fail_under is not None and summary.pass_rate < fail_under:
         err.print(f"pass rate {summary.pass_rate:.3f} is below --fail-under {fail_under}")
         raise typer.Exit(1)
+
+
+async def _interrupted(client: Any, run_id: str, embedded: bool) -> None:
+    """A run whose command was interrupted: cancelled when the stack stops with the command."""
+    if embedded:
+        with contextlib.suppress(Exception):
+            await client.cancel_run(run_id, timeout_s=5.0)
+        err.print(f"run {run_id} cancelled")
+    else:
+        err.print(f"run {run_id} goes on; `agent-eval cancel {run_id}` stops it")
 
 
 async def _follow(client, run_id: str, total: int, quiet: bool):  # type: ignore[no-untyped-def]

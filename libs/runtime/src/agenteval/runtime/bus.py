@@ -24,6 +24,7 @@ from agenteval.contracts.subjects import Subjects
 from agenteval.runtime import telemetry
 from agenteval.runtime.jetstream import (
     AckedPublisher,
+    PublishError,
     PullFeed,
     ack_all,
     deliveries,
@@ -582,4 +583,23 @@ async def publish_many(
                 )
             )
             continue
-        await publisher.publish(subject, chunk, subjects.stream, PUBLISH_TIMEOUT_S)
+        await _publish_retrying(publisher, subject, chunk, subjects.stream)
+
+
+PUBLISH_RETRIES_S = (0.25, 1.0, 2.0)
+"""Waits before publishing a chunk again when the stream did not take all of it (a 503
+while JetStream is busy or electing a leader); every message carries its dedupe id, so
+what was stored the first time is not stored twice."""
+
+
+async def _publish_retrying(
+    publisher: AckedPublisher, subject: str, chunk: list[tuple[bytes, dict[str, str]]], stream: str
+) -> None:
+    for pause in PUBLISH_RETRIES_S:
+        try:
+            await publisher.publish(subject, chunk, stream, PUBLISH_TIMEOUT_S)
+            return
+        except PublishError as exc:
+            log.warning("publish to %s failed (%s); again in %gs", subject, exc, pause)
+            await asyncio.sleep(pause)
+    await publisher.publish(subject, chunk, stream, PUBLISH_TIMEOUT_S)

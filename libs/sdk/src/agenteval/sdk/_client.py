@@ -121,6 +121,10 @@ class Client:
                     raise
                 await asyncio.sleep(RECONNECT_PAUSE_S)
 
+    async def cancel_run(self, run_id: str, timeout_s: float | None = None) -> runner_pb2.Run:
+        """Cancel a run: trials not yet started are skipped; the run then completes."""
+        return (await self.runs.CancelRun(runner_pb2.CancelRunRequest(run_id=run_id), timeout=timeout_s)).run
+
     async def get_run(self, run_id: str) -> runner_pb2.Run:
         return (await self.runs.GetRun(runner_pb2.GetRunRequest(run_id=run_id))).run
 

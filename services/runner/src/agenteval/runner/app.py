@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import logging
+import time
 from collections.abc import AsyncGenerator, Sequence
 from pathlib import Path
 
@@ -26,6 +30,7 @@ from agenteval.storage import create_engine, upgrade
 from agenteval.v1 import eval_generator_pb2, eval_generator_pb2_grpc, runner_pb2, runner_pb2_grpc
 
 MIGRATIONS = Path(__file__).parent / "migrations"
+log = logging.getLogger("agenteval.runner")
 
 
 class SavedEvalCheck:
@@ -52,6 +57,7 @@ class SavedEvalCheck:
 class RunnerComponent:
     name = "runner"
     saved_evals: SavedEvalCheck | None = None
+    _watchdog: asyncio.Task[None] | None = None
 
     def __init__(self, common: CommonSettings, settings: RunnerSettings | None = None) -> None:
         self.common = common
@@ -95,8 +101,21 @@ class RunnerComponent:
         target = self.settings.evalgen_addr or host.target
         self.saved_evals = SavedEvalCheck(target, self.settings.evalgen_timeout_s)
         self.service.saved_evals = self.saved_evals
+        self._watchdog = asyncio.create_task(self._watch_runs(), name="runner watchdog")
+
+    async def _watch_runs(self) -> None:
+        while True:
+            await asyncio.sleep(self.settings.watchdog_interval_s)
+            try:
+                await self.service.watchdog(time.monotonic())
+            except Exception:
+                log.exception("watchdog pass failed; next one in %gs", self.settings.watchdog_interval_s)
 
     async def close(self) -> None:
+        if self._watchdog is not None:
+            self._watchdog.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._watchdog
         if self.saved_evals is not None:
             await self.saved_evals.close()
         await self.engine.dispose()

@@ -58,6 +58,14 @@ class RunRepository:
             row = (await conn.execute(select(runs).where(runs.c.request_id == request_id))).mappings().first()
         return RunRecord(**row) if row else None
 
+    async def active(self) -> list[tuple[str, int]]:
+        """(run id, trials graded) of every run still pending or running."""
+        async with self.engine.connect() as conn:
+            rows = await conn.execute(
+                select(runs.c.run_id, runs.c.trials_graded).where(runs.c.status.in_(ACTIVE))
+            )
+        return [(r[0], int(r[1])) for r in rows]
+
     async def list(
         self,
         suite: str | None = None,
@@ -110,6 +118,10 @@ class RunRepository:
                     passes=summary.passes,
                 )
             )
+
+    async def delete(self, run_id: str) -> None:
+        async with self.engine.begin() as conn:
+            await conn.execute(runs.delete().where(runs.c.run_id == run_id))
 
     async def fail(self, run_id: str, reason: str, at: datetime) -> bool:
         """End an active run as failed, with the reason; False when it had already ended."""

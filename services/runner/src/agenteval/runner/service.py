@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from agenteval.contracts.errors import InvalidArgument, NotFound
+from agenteval.contracts.errors import InvalidArgument, NotFound, Unavailable
 from agenteval.contracts.events import (
     Event,
     ReportKind,
@@ -94,6 +94,8 @@ class RunnerService:
         self.windows = windows
         """Where limited runs' windows are kept when replicas share the limit."""
         self.cancelled: set[str] = set()
+        self._progress_seen: dict[str, tuple[int, float]] = {}
+        """Per active run, (trials graded, when that count was first seen) for the watchdog."""
         self._run_limits: dict[str, asyncio.Semaphore] = {}
         self._completed: Coalescer[TrialCompleted] = Coalescer(
             lambda events: publish(subjects.trial_completed, events)
@@ -120,8 +122,28 @@ class RunnerService:
         load_agent(agent)  # fail now, with a clear reason, not in every trial
         if inp.k is not None and not 1 <= inp.k <= 1000:
             raise InvalidArgument(f"k must be between 1 and 1000, got {inp.k}")
-        if inp.timeout_s is not None and inp.timeout_s <= 0:
-            raise InvalidArgument("timeout must be positive")
+        if inp.timeout_s is not None and not (math.isfinite(inp.timeout_s) and 0 < inp.timeout_s <= 3600):
+            raise InvalidArgument(
+                f"timeout_s must be a number of seconds in (0, 3600], got {inp.timeout_s!r}"
+            )
+        if inp.concurrency < 0:
+            raise InvalidArgument(f"concurrency must be 0 (the default) or more, got {inp.concurrency}")
+        for name, value, most in (
+            ("agent_version", inp.agent_version, 200),
+            ("agent", agent, 500),
+            ("request_id", inp.request_id, 200),
+        ):
+            if len(value) > most:
+                raise InvalidArgument(f"{name} is {len(value)} characters long; the most is {most}")
+        for i, tag in enumerate(inp.tags):
+            if len(tag) > 200:
+                raise InvalidArgument(f"tags[{i}] is {len(tag)} characters long; the most is 200")
+        size = len(suite.model_dump_json())
+        if size > self.settings.max_suite_bytes:
+            raise InvalidArgument(
+                f"the suite is {size:,} bytes as JSON; a run carries at most {self.settings.max_suite_bytes:,} "
+                "(AGENTEVAL_RUNNER_MAX_SUITE_BYTES): split it, or keep large data out of the cases"
+            )
         await self._check_saved_evals(suite)
         seed = inp.seed or secrets.randbelow(2**31 - 1) + 1
         total = sum(suite.trials_for(c, inp.k) for c in suite.cases)
@@ -146,6 +168,20 @@ class RunnerService:
             error=None,
         )
         await self.repo.insert(rec)
+        try:
+            await self._announce(rec, suite, agent, inp, seed, total)
+        except Exception as exc:  # a run nobody will ever expand must not stay pending
+            await self.repo.delete(rec.run_id)
+            log.exception("run %s could not be submitted; rolled back", rec.run_id)
+            raise Unavailable(
+                f"the run could not be submitted (the bus did not take it: {exc}); nothing was kept"
+            ) from None
+        instruments.RUNS_SUBMITTED.inc()
+        return rec
+
+    async def _announce(
+        self, rec: RunRecord, suite: Suite, agent: str, inp: SubmitRunInput, seed: int, total: int
+    ) -> None:
         event = RunSubmitted(
             event_id=f"run.submitted:{rec.run_id}",
             run_id=rec.run_id,
@@ -160,8 +196,6 @@ class RunnerService:
         )
         await self.publish(self.subjects.run_submitted, [event])
         await self._report(rec, "submitted")
-        instruments.RUNS_SUBMITTED.inc()
-        return rec
 
     async def _report(self, rec: RunRecord, kind: ReportKind, reason: str = "") -> None:
         """A step of the run's result stream (WatchRun) that the runner knows first."""
@@ -424,6 +458,39 @@ class RunnerService:
         rec = await self.repo.get(run_id)
         if rec is not None and rec.status == "failed":
             await self._report(rec, "failed", rec.error or reason)
+
+    async def watchdog(self, now: float) -> list[str]:
+        """End every run in which nothing was graded for ``settings.stall_s``; the ids ended.
+
+        Each replica runs it; ending a run is conditional on it still going on, so two
+        replicas cannot both end it. A runner that just started gives every run a full
+        ``stall_s`` from its first look."""
+        ended = []
+        active = await self.repo.active()
+        seen = {run_id for run_id, _ in active}
+        for run_id in [r for r in self._progress_seen if r not in seen]:
+            del self._progress_seen[run_id]
+        for run_id, graded in active:
+            last = self._progress_seen.get(run_id)
+            if last is None or last[0] != graded:
+                self._progress_seen[run_id] = (graded, now)
+                continue
+            if now - last[1] >= self.settings.stall_s:
+                await self.fail_run(
+                    run_id,
+                    f"no trial was graded for {self.settings.stall_s:g} s ({graded} graded so far): "
+                    "the run stalled (AGENTEVAL_RUNNER_STALL_S)",
+                )
+                await self.cancel_remaining(run_id)
+                ended.append(run_id)
+        return ended
+
+    async def cancel_remaining(self, run_id: str) -> None:
+        """Trials of an ended run that have not started are skipped, on every replica."""
+        self.cancelled.add(run_id)
+        await self.publish(
+            self.subjects.run_cancelled, [RunCancelled(event_id=f"run.cancelled:{run_id}", run_id=run_id)]
+        )
 
     async def fail_submitted(self, payload: bytes, reason: str) -> None:
         """A run.submitted that could not be expanded after the delivery limit."""

@@ -26,5 +26,13 @@ class RunnerSettings(BaseSettings):
     evalgen_addr: str | None = None
     """EvalGeneratorService address, to check a suite's eval:NAME graders at submit (embedded: this
     process's)."""
+    max_suite_bytes: int = Field(default=900 * 1024, ge=1024, le=64 * 1024 * 1024)
+    """The largest suite (as JSON) a run takes: its run.submitted event carries it whole, and
+    the bus takes 1 MB a message by default."""
+    stall_s: float = Field(default=900.0, gt=0, le=7 * 24 * 3600, allow_inf_nan=False)
+    """A run in which no trial has been graded for this long is ended as failed, with the
+    reason (the watchdog). Set it above your longest trial plus its grading."""
+    watchdog_interval_s: float = Field(default=10.0, gt=0, le=3600, allow_inf_nan=False)
+    """How often the watchdog looks at the runs that are going on."""
     evalgen_timeout_s: float = Field(default=5.0, gt=0)
     """How long submit waits for the eval generator before accepting the run unchecked."""
