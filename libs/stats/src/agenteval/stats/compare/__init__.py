@@ -37,6 +37,7 @@ from agenteval.stats.compare._run import (
     compare_grader_scores,
     compare_runs,
     error_changes,
+    errors_reason,
     gate,
     trials_to_flag,
 )
@@ -54,6 +55,7 @@ __all__ = [
     "compare_grader_scores",
     "compare_runs",
     "error_changes",
+    "errors_reason",
     "gate",
     "trials_to_flag",
 ]
