@@ -32,13 +32,11 @@ from agenteval.stats.compare._model import (
     SuiteComparison,
     Verdict,
 )
+from agenteval.stats.compare._reasons import error_changes, errors_reason, gate
 from agenteval.stats.compare._run import (
     DEFAULT_CASE_SHARE,
     compare_grader_scores,
     compare_runs,
-    error_changes,
-    errors_reason,
-    gate,
     trials_to_flag,
 )
 
