@@ -1,4 +1,4 @@
-"""agent-eval flakiness: pass-rate spread of each case across repeated runs of one version."""
+"""agent-eval flakiness: a tested swing of each case's pass rate across repeated runs of one version."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ SUITE = Suite.model_validate(
 )
 
 
-async def test_spread_across_runs_flags_the_noisy_case(tmp_path: Path) -> None:
+async def test_a_fair_coin_is_non_deterministic_not_flaky_across_runs(tmp_path: Path) -> None:
     async with EmbeddedStack(tmp_path / "d") as stack, Client(stack.target) as client:
         for seed, agent in (
             (1, "python:tests.agents:coin"),
@@ -57,4 +57,7 @@ async def test_spread_across_runs_flags_the_noisy_case(tmp_path: Path) -> None:
     assert cases["steady"]["spread"] == 0.0 and not cases["steady"]["warn"]
     coin = cases["coin"]
     assert coin["max"] - coin["min"] == coin["spread"]
-    assert coin["warn"] == (coin["spread"] > 0.2)
+    # Its rate is 0.5 in every run: whatever the spread, binomial noise explains it.
+    assert coin["adjusted_p_value"] >= 0.05 and not coin["warn"], coin
+    assert coin["within_run"] and coin["mixed_runs"] >= 1
+    assert doc["warnings"] == 0 and doc["test"].startswith("exact conditional test")

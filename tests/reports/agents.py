@@ -35,3 +35,32 @@ async def noisy(messages: list[dict[str, Any]], ctx: Any) -> str:
     if ctx.rng.random() < 0.7:
         return _answer(messages, ctx)
     return "answer: no idea"
+
+
+async def crashy(messages: list[dict[str, Any]], ctx: Any) -> str:
+    """Right, except that it raises on "beta" (every trial of it is an error)."""
+    if _question(messages) == "beta":
+        raise RuntimeError("beta tool is down")
+    return _answer(messages, ctx)
+
+
+async def bad_crashy(messages: list[dict[str, Any]], ctx: Any) -> str:
+    """Like `bad` (wrong on the BROKEN cases), but raising on "beta" instead of answering wrong."""
+    if _question(messages) == "beta":
+        raise RuntimeError("beta tool is down")
+    return await bad(messages, ctx)
+
+
+MOOD = {"down": False}
+"""While MOOD["down"] is set, `moody` gets the BROKEN cases wrong: a dependency down for whole runs."""
+
+
+async def moody(messages: list[dict[str, Any]], ctx: Any) -> str:
+    """Right on "gamma", right 70% of the time on "alpha", and on the BROKEN cases right
+    unless MOOD["down"] is set."""
+    question = _question(messages)
+    if question == "alpha":
+        return await noisy(messages, ctx)
+    if question in BROKEN and MOOD["down"]:
+        return "answer: no idea"
+    return _answer(messages, ctx)

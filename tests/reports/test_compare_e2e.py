@@ -15,7 +15,7 @@ from agenteval.cli.stack import EmbeddedStack
 from agenteval.contracts.suite import Suite
 from agenteval.reports import comparison_report
 from agenteval.sdk import Client
-from agenteval.stats import plan_trials
+from agenteval.stats import plan_trials, planning_rates
 from agenteval.v1 import common_pb2, runner_pb2
 from tests.reports.agents import BROKEN
 from tests.reports.tables import markdown_tables, terminal_tables
@@ -182,12 +182,15 @@ async def test_cli_markdown_comparison_by_version_labels(world: World, tmp_path:
 
 
 async def test_cli_report_gives_the_runs_figures(world: World) -> None:
-    rc, out, err = await _cli("report", world.bad, "--format", "json", "--server", world.target)
+    rc, out, err = await _cli(
+        "report", world.bad, "--format", "json", "--drop", "0.5", "--server", world.target
+    )
     assert rc == 0, err
     doc = json.loads(out)
     assert doc["run_id"] == world.bad and doc["k"] == K
     assert {c["case_id"]: c["passes"] for c in doc["cases"]} == {c: 0 if c in BROKEN else K for c in CASES}
     assert doc["totals"]["input_tokens"] == 100 * K * (len(CASES) - len(BROKEN))
+    # 0/10 is consistent with a rate up to 27.8% (Wilson), not with a 50-point drop.
     assert doc["trial_plan"]["infeasible"] == sorted(BROKEN)
 
     rc, md, err = await _cli("report", world.noisy_a, "--format", "markdown", "--server", world.target)
@@ -203,10 +206,23 @@ async def test_cli_plan_from_a_run_uses_its_pass_rates(world: World) -> None:
     rc, out, err = await _cli("plan", "--run", world.noisy_a, "--json", "--server", world.target)
     assert rc == 0, err
     doc = json.loads(out)
-    rates = {c["case_id"]: c["baseline_rate"] for c in doc["cases"]}
-    assert set(rates) == set(CASES)
-    assert doc["recommended_trials"] == plan_trials(rates, 0.1, 0.8, 0.05)["recommended_trials"]
+    observed = {c["case_id"]: c["observed_rate"] for c in doc["cases"]}
+    assert set(observed) == set(CASES) and doc["estimate"] == "bounded"
+    counts = {c: (round(r * K), K) for c, r in observed.items()}
+    rates, highs = planning_rates(counts, 0.1, "bounded")
+    assert {c["case_id"]: c["baseline_rate"] for c in doc["cases"]} == pytest.approx(rates)
+    expected = plan_trials(rates, 0.1, 0.8, 0.05, upper_bounds=highs)
+    assert doc["recommended_trials"] == expected["recommended_trials"]
+    assert doc["suite_trials"] == expected["suite_trials"]
     assert doc["current_trials"] == K and doc["enough"] is False
+    # As observed instead, and the plan says so.
+    rc, out, err = await _cli(
+        "plan", "--run", world.noisy_a, "--estimate", "observed", "--json", "--server", world.target
+    )
+    assert rc == 0, err
+    doc = json.loads(out)
+    assert doc["estimate"] == "observed"
+    assert {c["case_id"]: c["baseline_rate"] for c in doc["cases"]} == observed
 
 
 async def test_cli_names_an_unknown_run_and_exits_2(world: World) -> None:

@@ -21,6 +21,7 @@ from agenteval.stats import (
     pass_at_k_table,
     pass_pow_k_table,
     plan_trials,
+    planning_rates,
     wilson_interval,
 )
 from tests.reports.tables import markdown_tables, terminal_tables
@@ -194,28 +195,34 @@ def test_run_report_shows_the_figures_per_tag_in_three_formats(summary: RunSumma
 
 def test_run_report_lists_flaky_cases_and_the_trials_needed(summary: RunSummary) -> None:
     report = run_report(summary)
-    rates = {"alpha": 1.0, "beta": 0.7, "gamma": 0.0}
-    expected = plan_trials(rates, 0.1, power=0.8, alpha=0.05)
+    counts = {"alpha": (10, 10), "beta": (7, 10), "gamma": (0, 10)}
+    # Planned at the rate in each case's 95% interval that needs the most trials (bounded).
+    rates, highs = planning_rates(counts, 0.1, "bounded")
+    assert rates["beta"] == pytest.approx(0.55) and rates["alpha"] == pytest.approx(0.7225, abs=1e-3)
+    expected = plan_trials(rates, 0.1, power=0.8, alpha=0.05, upper_bounds=highs)
     plan = report.trial_plan
-    assert plan is not None
+    assert plan is not None and plan.estimate == "bounded"
     assert plan.recommended_trials == expected["recommended_trials"]
-    assert plan.alpha_per_case == pytest.approx(0.05 / 3)
+    assert plan.alpha_per_case == pytest.approx(0.0375 / 3)
+    assert {c.case_id: c.observed_rate for c in plan.cases} == {"alpha": 1.0, "beta": 0.7, "gamma": 0.0}
     assert {c.case_id: c.trials for c in plan.cases} == {
         case_id: v["trials"] for case_id, v in expected["cases"].items()
     }
-    assert plan.infeasible == ["gamma"]  # a 0% case cannot drop 10 points
+    # 0/10: even its upper bound (27.8%) allows a 10-point drop, so it is planned, not written off.
+    assert plan.infeasible == []
     assert plan.current_trials == K and plan.enough is False
 
     markdown = render_run(report, "markdown")
     assert "### Flaky cases\n\n- `beta`: 7/10 (70.0%)" in markdown
-    assert f"run {expected['recommended_trials']} trials per case in each run; this run has 10" in markdown
+    assert f"one case falling needs {expected['recommended_trials']} trials per case in each run" in markdown
+    assert "This run has 10 (not enough for one case" in markdown
     plan_rows = {r["Case"]: r["Trials needed"] for r in markdown_tables(markdown)[1]}
     assert plan_rows == {
         "alpha": str(expected["cases"]["alpha"]["trials"]),
         "beta": str(expected["cases"]["beta"]["trials"]),
-        "gamma": "n/a",
+        "gamma": str(expected["cases"]["gamma"]["trials"]),
     }
-    assert f"run {expected['recommended_trials']} trials" in render_run(report, "table")
+    assert f"needs {expected['recommended_trials']} trials" in render_run(report, "table")
 
 
 def test_a_larger_drop_needs_fewer_trials(summary: RunSummary) -> None:
@@ -272,7 +279,7 @@ def test_comparison_report_in_three_formats_agrees() -> None:
     assert "Baseline `v1` (run `run-1`) vs candidate `v2` (run `run-2`): 4 cases compared" in markdown
     assert "Added cases (only in the candidate, not compared): `new`" in markdown
     assert "Removed cases (only in the baseline, not compared): `gone`" in markdown
-    assert "_Method: " in markdown and "Fisher exact" in markdown and "Holm-Bonferroni" in markdown
+    assert "_Method: " in markdown and "Fisher exact" in markdown and "discrete Holm" in markdown
     s = doc["suite"]
     assert f"paired test p = {s['p_value']:.4f}" in markdown
 

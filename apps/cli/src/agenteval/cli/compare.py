@@ -32,6 +32,12 @@ from agenteval.reports import (
 )
 
 
+class Estimate(StrEnum):
+    bounded = "bounded"
+    shrunk = "shrunk"
+    observed = "observed"
+
+
 class Format(StrEnum):
     table = "table"
     markdown = "markdown"
@@ -91,13 +97,34 @@ def compare(
     fmt: FormatOpt = Format.table,
     json_out: Annotated[bool, typer.Option("--json", help="Same as --format json.")] = False,
     fail_on_regression: Annotated[
-        bool, typer.Option("--fail-on-regression", help="Exit 1 when the comparison did not pass (for CI).")
+        bool,
+        typer.Option(
+            "--fail-on-regression",
+            help="Exit 1 when a case or the suite regressed, or a case newly errors (for CI).",
+        ),
+    ] = False,
+    fail_on_new_errors: Annotated[
+        bool | None,
+        typer.Option(
+            "--fail-on-new-errors/--no-fail-on-new-errors",
+            help="Exit 1 when a case's trials newly error or time out "
+            "(default: on with --fail-on-regression); --no-... reports them without failing.",
+            show_default=False,
+        ),
+    ] = None,
+    allow_different_suites: Annotated[
+        bool,
+        typer.Option(
+            "--allow-different-suites",
+            help="Compare runs of differently named suites (refused otherwise: exit 2).",
+        ),
     ] = False,
     output: OutputOpt = None,
     data_dir: DataDir = Path(".agenteval"),
     server: Server = None,
 ) -> None:
-    """Compare a candidate run with a baseline: per-case regressions by a statistical test."""
+    """Compare a candidate run with a baseline: per-case regressions by a statistical test,
+    the suite by a paired test, and cases that newly error or time out."""
     from agenteval.v1 import runner_pb2
 
     if not 0.0 <= threshold < 1.0:
@@ -118,7 +145,14 @@ def compare(
             )
 
     resp = run_async(go)
-    report = _comparison_from(resp.comparison_json)
+    # New errors gate the verdict unless told not to; the exit code follows the flags.
+    report = _comparison_from(resp.comparison_json, fail_on_new_errors)
+    if report.suites_differ and not allow_different_suites:
+        fail(
+            f"the runs are of different suites (baseline {report.baseline_suite!r}, candidate "
+            f"{report.candidate_suite!r}); compare runs of one suite, or pass --allow-different-suites",
+            2,
+        )
     _emit(
         fmt,
         output,
@@ -126,15 +160,28 @@ def compare(
         lambda: print_comparison(out, report),
         report.headline,
     )
-    if fail_on_regression and not resp.passed:
+    errors_gate = fail_on_regression if fail_on_new_errors is None else fail_on_new_errors
+    failed = {r.check for r in report.reasons if r.failed}
+    if not report.reasons and not report.passed:  # a server from before reasons
+        failed = {"cases"}
+    exit_on = ({"cases", "suite"} if fail_on_regression else set()) | ({"errors"} if errors_gate else set())
+    if failed & exit_on:
         if fmt is not Format.table or output is not None:
-            err.print(f"{report.headline} (--fail-on-regression)", highlight=False, markup=False)
+            flags = " ".join(
+                flag
+                for flag, on in (
+                    ("--fail-on-regression", fail_on_regression and bool(failed & {"cases", "suite"})),
+                    ("--fail-on-new-errors", errors_gate and "errors" in failed),
+                )
+                if on
+            )
+            err.print(f"{report.headline} ({flags})", highlight=False, markup=False)
         raise typer.Exit(1)
 
 
-def _comparison_from(comparison_json: str) -> ComparisonReport:
+def _comparison_from(comparison_json: str, fail_on_new_errors: bool | None = None) -> ComparisonReport:
     try:
-        return comparison_report(json.loads(comparison_json))
+        return comparison_report(json.loads(comparison_json), fail_on_new_errors=fail_on_new_errors)
     except (ValueError, ReportError) as exc:
         fail(f"the server's comparison could not be read: {exc}")
     raise AssertionError("unreachable")
@@ -152,7 +199,7 @@ async def _summary(server: str | None, data_dir: Path, run_id: str) -> RunSummar
         return summary_from_pb(run.summary)
 
 
-def _run_report_of(server: str | None, data_dir: Path, run_id: str, **plan: float) -> RunReport:
+def _run_report_of(server: str | None, data_dir: Path, run_id: str, **plan: Any) -> RunReport:
     summary = run_async(lambda: _summary(server, data_dir, run_id))
     try:
         return run_report(summary, **plan)
@@ -205,11 +252,19 @@ def plan(
     drop: Drop = DEFAULT_DROP,
     power: Power = DEFAULT_POWER,
     alpha: Alpha = DEFAULT_ALPHA,
+    estimate: Annotated[
+        Estimate,
+        typer.Option(
+            help="With --run: plan each case at its rate bounded (the most demanding rate in its "
+            "95% interval), shrunk toward the suite's, or as observed."
+        ),
+    ] = Estimate.bounded,
     json_out: JsonOut = False,
     data_dir: DataDir = Path(".agenteval"),
     server: Server = None,
 ) -> None:
-    """How many trials per case are needed to detect a drop in pass rate (exact Fisher power)."""
+    """Trials per case that compare's two tests need to catch a drop: one case falling
+    (per-case test) and every case falling (suite test)."""
     _check_open_unit("--power", power)
     _check_open_unit("--alpha", alpha)
     if not 0.0 < drop <= 1.0:
@@ -217,7 +272,9 @@ def plan(
     if run is not None and baseline_rate is not None:
         fail("give --run or --baseline-rate, not both", 2)
     if run is not None:
-        rep = _run_report_of(server, data_dir, run, drop=drop, power=power, alpha=alpha)
+        rep = _run_report_of(
+            server, data_dir, run, drop=drop, power=power, alpha=alpha, estimate=estimate.value
+        )
         if rep.trial_plan is None:
             fail(f"run {run} has no cases to plan from")
         assert rep.trial_plan is not None
@@ -242,6 +299,5 @@ def _rate_plan(rate: float, cases: int, drop: float, power: float, alpha: float)
     """The plan of a suite of `cases` cases that all pass at `rate`."""
     if drop > rate + 1e-12:
         fail(f"a pass rate of {rate} cannot drop by {drop}: no number of trials detects it", 2)
-    # Identical cases share one answer; planning one case at alpha / cases gives it.
-    planned = trial_plan({"case": rate}, drop, power, alpha / cases)
-    return planned.model_copy(update={"alpha": alpha, "n_cases": cases, "cases": []})
+    planned = trial_plan({"case": rate}, drop, power, alpha, n_cases=cases)
+    return planned.model_copy(update={"cases": []})

@@ -1,25 +1,20 @@
-"""``agent-eval flakiness``: how much each case's pass rate moves across repeated runs of one version."""
+"""``agent-eval flakiness``: which cases' pass rates move across repeated runs of one version
+beyond binomial noise, and which are non-deterministic within a run."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any, TypedDict
+from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from agenteval.cli import DataDir, JsonOut, Server, app, connect, fail, out, print_json, run_async
 
-
-class _CaseSpread(TypedDict):
-    """One case's row: its pass rate across the runs (as ``--json`` prints it)."""
-
-    case_id: str
-    runs: int
-    min: float
-    max: float
-    spread: float
-    warn: bool
+TEST = (
+    "exact conditional test of equal pass rates across runs (Pearson chi-square), discrete Holm across cases"
+)
 
 
 @app.command()
@@ -27,15 +22,26 @@ def flakiness(
     suite: Annotated[str, typer.Option(help="Suite name.")],
     agent_version: Annotated[str, typer.Option(help="Agent version whose repeated runs are compared.")],
     runs: Annotated[int, typer.Option(min=2, max=100, help="How many of its newest completed runs.")] = 5,
-    spread: Annotated[float, typer.Option(help="Warn when a case's pass rate varies more than this.")] = 0.20,
+    alpha: Annotated[float, typer.Option(help="Chance of any false warning over the suite (0..1).")] = 0.05,
+    spread: Annotated[
+        float, typer.Option(help="Warn only when a case's pass rate also varies by more than this (0..1).")
+    ] = 0.20,
     data_dir: DataDir = Path(".agenteval"),
     server: Server = None,
     json_out: JsonOut = False,
 ) -> None:
-    """Flake rate across repeated runs of the same version: cases whose pass rate varies > 20 points."""
+    """Flakiness across repeated runs of one version: a case is warned about when its pass rate
+    moves between runs by more than binomial noise explains (an exact test, corrected across
+    cases) and by more than --spread. Cases whose trials disagree within a run are listed as
+    non-deterministic, which is not a warning."""
     from agenteval.contracts.pb import summary_from_pb
-    from agenteval.stats import flake_rate_across_runs
+    from agenteval.stats import flakiness_across_runs
     from agenteval.v1 import common_pb2, runner_pb2
+
+    if not 0.0 < alpha < 1.0:
+        fail(f"--alpha must be between 0 and 1 (exclusive), got {alpha}", 2)
+    if not 0.0 <= spread < 1.0:
+        fail(f"--spread must be in [0, 1), got {spread}", 2)
 
     async def go() -> Any:
         async with connect(server, data_dir) as client:
@@ -54,37 +60,67 @@ def flakiness(
             f"found {len(summaries)}",
             2,
         )
-    rates: dict[str, list[float]] = {}
+    counts: dict[str, list[tuple[int, int]]] = {}
     for s in summaries:
         for c in s.cases:
-            rates.setdefault(c.case_id, []).append(c.pass_rate)
-    result = flake_rate_across_runs(rates, spread=spread)
-    rows: list[_CaseSpread] = [
-        {"case_id": cid, "runs": r.runs, "min": r.min, "max": r.max, "spread": r.spread, "warn": r.warn}
-        for cid, r in sorted(result.items(), key=lambda kv: -kv[1].spread)
+            if c.trials > 0:
+                counts.setdefault(c.case_id, []).append((c.passes, c.trials))
+    result = flakiness_across_runs(counts, alpha=alpha, spread=spread)
+    rows: list[dict[str, Any]] = [
+        {
+            "case_id": cid,
+            "runs": r.runs,
+            "passes": r.passes,
+            "trials": r.trials,
+            "pooled_rate": r.pooled_rate,
+            "min": r.min,
+            "max": r.max,
+            "spread": r.spread,
+            "p_value": r.p_value,
+            "adjusted_p_value": r.adjusted_p_value,
+            "exact": r.exact,
+            "across_runs": r.across_runs,
+            "mixed_runs": r.mixed_runs,
+            "within_run": r.within_run,
+            "warn": r.across_runs,
+        }
+        for cid, r in sorted(result.items(), key=lambda kv: (kv[1].adjusted_p_value, -kv[1].spread))
     ]
     warned = [r for r in rows if r["warn"]]
+    within = [r for r in rows if r["within_run"]]
     if json_out:
         print_json(
             {
                 "suite": suite,
                 "agent_version": agent_version,
                 "runs": [s.run_id for s in summaries],
+                "alpha": alpha,
                 "spread_threshold": spread,
+                "test": TEST,
                 "cases": rows,
                 "warnings": len(warned),
+                "within_run": len(within),
             }
         )
         return
-    table = Table("case", "runs", "min", "max", "spread", "")
+    table = Table("case", "runs", "passes", "min", "max", "adj. p", "")
     for r in rows:
+        label = (
+            "[yellow]flaky across runs[/]" if r["warn"] else "non-deterministic" if r["within_run"] else ""
+        )
         table.add_row(
-            r["case_id"],
+            escape(str(r["case_id"])),
             str(r["runs"]),
+            " ".join(f"{x}/{n}" for x, n in zip(r["passes"], r["trials"], strict=True)),
             f"{r['min']:.0%}",
             f"{r['max']:.0%}",
-            f"{r['spread']:.0%}",
-            "[yellow]flaky across runs[/]" if r["warn"] else "",
+            f"{r['adjusted_p_value']:.3g}",
+            label,
         )
     out.print(table)
-    out.print(f"{len(warned)} of {len(rows)} cases vary more than {spread:.0%} across {len(summaries)} runs")
+    out.print(
+        f"{len(warned)} of {len(rows)} cases flaky across {len(summaries)} runs (adjusted p < {alpha:g} "
+        f"and spread > {spread:.0%}); {len(within)} non-deterministic within a run",
+        highlight=False,
+    )
+    out.print(f"[dim]{escape(TEST)}[/]", highlight=False)

@@ -9,13 +9,15 @@ from typing import Any, Final, Literal
 from pydantic import BaseModel, Field, ValidationError
 
 from agenteval.reports._format import count, points
-from agenteval.stats import Comparison
+from agenteval.stats import Comparison, ErrorChange
+from agenteval.stats.compare import errors_reason
 
 COMPARISON_REPORT_SCHEMA: Final = "agenteval.comparison_report/v1"
 
 Verdict = Literal["regressed", "improved", "unchanged"]
 
 CORRECTION_NAMES = {
+    "discrete-holm": "discrete Holm (Tarone / Westfall-Wolfinger)",
     "holm": "Holm-Bonferroni",
     "bh": "Benjamini-Hochberg",
     "bonferroni": "Bonferroni",
@@ -52,6 +54,43 @@ class CaseDelta(BaseModel):
     adjusted_p_value: float
     """p_value adjusted across cases (correction), then for the alpha split with the suite test."""
     verdict: Verdict
+    baseline_errors: int = 0
+    """Baseline trials whose agent raised."""
+    baseline_timeouts: int = 0
+    candidate_errors: int = 0
+    candidate_timeouts: int = 0
+    min_p_value: float = 1.0
+    """The smallest one-sided p-value this case could reach (its candidate at 0 passes)."""
+    flaggable: bool = True
+    """Whether the per-case test could flag this case at these trial counts, whatever the candidate did."""
+    trials_to_flag: int | None = None
+    """When not flaggable: trials per run at which a fall to 0 passes would be flagged."""
+    definition_changed: bool = False
+    """The case's definition differs between the two runs."""
+
+
+class ErrorDelta(BaseModel):
+    """A case whose trials newly error or time out (agenteval.stats.ErrorChange)."""
+
+    case_id: str
+    baseline_trials: int
+    baseline_errors: int
+    baseline_timeouts: int
+    candidate_trials: int
+    candidate_errors: int
+    candidate_timeouts: int
+    kinds: list[str]
+    """What is new: "errors", "timeouts" or both."""
+
+
+class ReasonItem(BaseModel):
+    """One check and what it found (agenteval.stats.Reason)."""
+
+    check: Literal["cases", "suite", "errors"]
+    """cases (per-case tests), suite (suite-level test) or errors (new errors and timeouts)."""
+    failed: bool
+    """This check fails the comparison."""
+    message: str
 
 
 class SuiteDelta(BaseModel):
@@ -111,7 +150,7 @@ class ComparisonReport(BaseModel):
     )
     """The document's schema and version."""
     status: Literal["PASSED", "FAILED"]
-    """FAILED when the suite or any case regressed."""
+    """FAILED when the suite or any case regressed, or (unless told otherwise) a case newly errors."""
     headline: str
     """The one-line verdict, e.g. 'FAILED: 2 regressions'."""
     passed: bool
@@ -122,7 +161,7 @@ class ComparisonReport(BaseModel):
     alpha: float
     """Significance level."""
     correction: str
-    """Multiple-testing correction across cases: holm, bh, bonferroni or none."""
+    """Multiple-testing correction across cases: discrete-holm, holm, bh, bonferroni or none."""
     split_alpha: bool
     """The per-case family and the suite test share alpha (adjusted p-values doubled)."""
     suite: SuiteDelta
@@ -139,6 +178,26 @@ class ComparisonReport(BaseModel):
     grader_scores: list[GraderScoreDelta] = Field(default_factory=list)
     """Per case in both runs and grader in either, both mean scores and the delta."""
     notes: list[str] = Field(default_factory=list)
+    reasons: list[ReasonItem] = Field(default_factory=list)
+    """Why it passed or failed: one entry per check (cases, suite, errors)."""
+    new_errors: list[ErrorDelta] = Field(default_factory=list)
+    """Cases whose trials newly error or time out."""
+    fail_on_new_errors: bool = True
+    """New errors and timeouts fail the comparison."""
+    case_alpha: float = 0.0
+    """Level the per-case family is held to."""
+    suite_alpha: float = 0.0
+    """Level the suite test is held to."""
+    unflaggable: list[str] = Field(default_factory=list)
+    """Cases the per-case test cannot flag at these trial counts."""
+    min_trials_to_flag: int | None = None
+    """Trials per run from which a case going from all passes to none is surely flaggable."""
+    baseline_suite: str = ""
+    candidate_suite: str = ""
+    suites_differ: bool = False
+    """The runs are of differently named suites."""
+    changed_cases: list[str] = Field(default_factory=list)
+    """Shared cases whose definition differs between the runs."""
 
     model_config = {"populate_by_name": True}
 
@@ -147,14 +206,25 @@ class ComparisonReport(BaseModel):
         return self.model_dump(mode="json", by_alias=True)
 
 
-def headline(passed: bool, suite: SuiteDelta, regressions: list[str], improvements: list[str]) -> str:
-    """'FAILED: 2 regressions', 'FAILED: suite pass rate -12.0 points', 'PASSED: no regressions, 1 improvement'."""
+def headline(
+    passed: bool,
+    suite: SuiteDelta,
+    regressions: list[str],
+    improvements: list[str],
+    new_errors: int = 0,
+    errors_gate: bool = True,
+) -> str:
+    """'FAILED: 2 regressions', 'FAILED: suite pass rate -12.0 points, 1 case newly errors',
+    'PASSED: no regressions, 1 improvement'."""
+    erring = count(new_errors, "case") + (" newly errors" if new_errors == 1 else " newly error")
     if not passed:
         parts = []
         if regressions:
             parts.append(count(len(regressions), "regression"))
         if suite.verdict == "regressed":
             parts.append(f"suite pass rate {points(suite.mean_delta)} points")
+        if new_errors and errors_gate:
+            parts.append(erring)
         return "FAILED: " + (", ".join(parts) or "regressed")
     if suite.n_cases == 0:
         return "PASSED: no case is in both runs, nothing was compared"
@@ -163,6 +233,8 @@ def headline(passed: bool, suite: SuiteDelta, regressions: list[str], improvemen
         parts.append(count(len(improvements), "improvement"))
     if suite.verdict == "improved":
         parts.append(f"suite pass rate {points(suite.mean_delta)} points")
+    if new_errors:
+        parts.append(f"{erring} (not gating)")
     return "PASSED: " + ", ".join(parts)
 
 
@@ -184,14 +256,33 @@ def _grader_summaries(rows: list[GraderScoreDelta]) -> list[GraderSummaryDelta]:
     return out
 
 
+def _gated(
+    doc: Mapping[str, Any], new_errors: list[ErrorDelta], fail_on_new_errors: bool | None
+) -> tuple[bool, list[ReasonItem], bool]:
+    """passed, reasons and the errors gate, with new errors gating as asked (None: as the document says)."""
+    reasons = [ReasonItem.model_validate(r) for r in doc.get("reasons", [])]
+    gating = bool(doc.get("fail_on_new_errors", True)) if fail_on_new_errors is None else fail_on_new_errors
+    if not reasons:  # a document from before the reasons: its verdict stands
+        return bool(doc["passed"]), reasons, gating
+    changes = [ErrorChange(**e.model_dump()) for e in new_errors]
+    again = errors_reason(changes, gating)
+    reasons = [
+        ReasonItem(check="errors", failed=again.failed, message=again.message) if r.check == "errors" else r
+        for r in reasons
+    ]
+    return not any(r.failed for r in reasons), reasons, gating
+
+
 def comparison_report(
     comparison: Mapping[str, Any] | Comparison,
     baseline: Mapping[str, Any] | None = None,
     candidate: Mapping[str, Any] | None = None,
+    fail_on_new_errors: bool | None = None,
 ) -> ComparisonReport:
     """The report of a comparison: CompareRuns' `comparison_json` (parsed), or a Comparison.
 
-    `baseline`/`candidate` ({run_id, agent_version, suite}) override those in the document.
+    `baseline`/`candidate` ({run_id, agent_version, suite}) override those in the document;
+    `fail_on_new_errors` decides whether new errors fail it (None: as the document says).
     Raises ReportError when the document lacks a Comparison's fields.
     """
     doc = dataclasses.asdict(comparison) if isinstance(comparison, Comparison) else dict(comparison)
@@ -207,10 +298,11 @@ def comparison_report(
         suite = SuiteDelta.model_validate(suite_doc)
         regressions = [str(c) for c in doc["regressions"]]
         improvements = [str(c) for c in doc["improvements"]]
-        passed = bool(doc["passed"])
+        new_errors = [ErrorDelta.model_validate(e) for e in doc.get("new_errors", [])]
+        passed, reasons, gating = _gated(doc, new_errors, fail_on_new_errors)
         return ComparisonReport(
             status="PASSED" if passed else "FAILED",
-            headline=headline(passed, suite, regressions, improvements),
+            headline=headline(passed, suite, regressions, improvements, len(new_errors), gating),
             passed=passed,
             baseline=RunRef.model_validate(baseline or doc.get("baseline") or {}),
             candidate=RunRef.model_validate(candidate or doc.get("candidate") or {}),
@@ -227,6 +319,17 @@ def comparison_report(
             graders=_grader_summaries(grader_rows),
             grader_scores=grader_rows,
             notes=[str(n) for n in doc.get("notes", [])],
+            reasons=reasons,
+            new_errors=new_errors,
+            fail_on_new_errors=gating,
+            case_alpha=doc.get("case_alpha", 0.0),
+            suite_alpha=doc.get("suite_alpha", 0.0),
+            unflaggable=[str(c) for c in doc.get("unflaggable", [])],
+            min_trials_to_flag=doc.get("min_trials_to_flag"),
+            baseline_suite=str(doc.get("baseline_suite", "")),
+            candidate_suite=str(doc.get("candidate_suite", "")),
+            suites_differ=bool(doc.get("suites_differ", False)),
+            changed_cases=[str(c) for c in doc.get("changed_cases", [])],
         )
     except (KeyError, TypeError, ValidationError) as exc:
         raise ReportError(f"not a comparison document: {exc}") from None

@@ -17,9 +17,11 @@ from agenteval.reports._tables import (
     ordered_cases,
     plan_cells,
     plan_sentence,
+    reason_lines,
     run_cells,
     run_method,
     suite_sentence,
+    suites_warning,
     tag_cells,
 )
 
@@ -63,6 +65,7 @@ def comparison_markdown(report: ComparisonReport) -> str:
     parts = [
         f"## agenteval comparison{f': {suite}' if suite else ''}",
         f"**{report.headline}**",
+        *([f"> **{suites_warning(report)}**"] if report.suites_differ else []),
         compared_sentence(report, _code),
         suite_sentence(report),
     ]
@@ -96,6 +99,8 @@ def comparison_markdown(report: ComparisonReport) -> str:
             "Removed cases (only in the baseline, not compared): " + ", ".join(map(_code, report.removed))
         )
     parts.extend(f"> {note}" for note in report.notes)
+    if report.reasons:
+        parts.append("**Why:**\n" + "\n".join(f"- {_cell(line)}" for line in reason_lines(report)))
     parts.append(f"_{comparison_method(report)}_")
     return "\n\n".join(parts) + "\n"
 

@@ -8,7 +8,7 @@ from typing import Any, Final, Literal
 from pydantic import BaseModel, Field
 
 from agenteval.contracts.summary import CaseSummary, RunSummary, TagSummary
-from agenteval.stats import plan_trials
+from agenteval.stats import ESTIMATES, Estimate, plan_trials, planning_rates
 
 RUN_REPORT_SCHEMA: Final = "agenteval.run_report/v1"
 
@@ -93,15 +93,25 @@ class PlannedCase(BaseModel):
 
     case_id: str
     baseline_rate: float
-    """The case's pass rate in this run, taken as the baseline."""
+    """The rate the case is planned at (see the plan's `estimate`)."""
+    observed_rate: float | None = None
+    """The case's pass rate in the run, when planned from a run."""
     trials: int | None
     """Trials per case, in each of the two runs compared; None when the drop cannot happen."""
     note: str = ""
     """Why trials is None."""
 
 
+ESTIMATE_TEXT = {
+    "given": "the pass rate given",
+    "observed": "each case's observed pass rate",
+    "shrunk": "each case's pass rate shrunk toward the suite's (empirical Bayes)",
+    "bounded": "for each case, the rate in its 95% Wilson interval that needs the most trials",
+}
+
+
 class TrialPlan(BaseModel):
-    """How many trials per case detect a drop of `drop` in a case's pass rate."""
+    """How many trials per case the two tests of `compare` need to catch a drop of `drop`."""
 
     drop: float
     """The fall in pass rate to detect (0.1 = 10 points)."""
@@ -112,9 +122,11 @@ class TrialPlan(BaseModel):
     n_cases: int
     """Cases the alpha is split over."""
     alpha_per_case: float
-    """alpha / n_cases: each case is planned at the first step of Holm's correction."""
+    """case_alpha / n_cases: the per-case level at worst (Bonferroni); the plan uses the level
+    the discrete Holm correction needs in expectation, which is never lower."""
     recommended_trials: int | None
-    """The largest per-case need: run this many trials per case (None if no case can drop that far)."""
+    """Per-case test: the largest per-case need, to catch any one case falling by `drop`
+    (None if no case can drop that far)."""
     current_trials: int | None = None
     """Trials per case in the run the plan is made from (its k), when planned from a run."""
     enough: bool | None = None
@@ -123,6 +135,18 @@ class TrialPlan(BaseModel):
     """Cases whose pass rate is below the drop: no number of trials detects it."""
     cases: list[PlannedCase] = Field(default_factory=list)
     method: str = "exact power of the one-sided Fisher exact test that compare uses"
+    case_alpha: float = 0.0
+    """The level compare holds the per-case family to (its share of alpha)."""
+    suite_alpha: float = 0.0
+    """The level compare holds the suite test to."""
+    suite_trials: int | None = None
+    """Suite test: trials per case to catch every case falling by `drop` (None: it cannot)."""
+    suite_note: str = ""
+    """Why suite_trials is None."""
+    suite_enough: bool | None = None
+    """current_trials >= suite_trials (None without both)."""
+    estimate: str = "given"
+    """Which rate each case was planned at: given, observed, shrunk or bounded."""
 
 
 class RunReport(BaseModel):
@@ -216,15 +240,21 @@ def _mean_scores(cases: list[CaseFigures]) -> dict[str, float]:
 
 
 def trial_plan(
-    rates: Mapping[str, float],
+    rates: Mapping[str, float] | None = None,
     drop: float = DEFAULT_DROP,
     power: float = DEFAULT_POWER,
     alpha: float = DEFAULT_ALPHA,
     current_trials: int | None = None,
+    *,
+    counts: Mapping[str, tuple[int, int]] | None = None,
+    estimate: Estimate = "bounded",
+    n_cases: int | None = None,
 ) -> TrialPlan:
-    """Trials per case to detect `drop` in each case's pass rate (agenteval.stats.plan_trials).
+    """Trials per case for compare's tests to catch `drop` (agenteval.stats.plan_trials).
 
-    Raises ValueError for a drop, power or alpha out of range.
+    From `rates` (taken as given), or from a run's per-case (passes, trials) `counts`, each
+    case then planned at the `estimate` of its rate. `n_cases` plans a suite of that many
+    cases all at the one rate given. Raises ValueError for a drop, power or alpha out of range.
     """
     if not 0.0 < drop <= 1.0:
         raise ValueError(f"drop must be in (0, 1], got {drop}")
@@ -232,25 +262,59 @@ def trial_plan(
         raise ValueError(f"power must be in (0, 1), got {power}")
     if not 0.0 < alpha < 1.0:
         raise ValueError(f"alpha must be in (0, 1), got {alpha}")
-    plan = plan_trials(rates, drop, power, alpha)
-    recommended = plan["recommended_trials"]
-    enough = None
-    if recommended is not None and current_trials is not None:
-        enough = current_trials >= recommended
+    observed: dict[str, float] = {}
+    highs: dict[str, float] | None = None
+    if counts is not None:
+        if estimate not in ESTIMATES:
+            raise ValueError(f"unknown estimate {estimate!r}; use one of {', '.join(ESTIMATES)}")
+        planned, highs = planning_rates(counts, drop, estimate)
+        observed = {c: x / n for c, (x, n) in counts.items()}
+        used = str(estimate)
+    else:
+        planned, used = dict(rates or {}), "given"
+    if n_cases is not None and len(planned) == 1 and n_cases > 1:
+        [(case_id, rate)] = planned.items()
+        suite_rates = {f"{case_id}-{i}": rate for i in range(n_cases)}
+        plan = plan_trials(suite_rates, drop, power, alpha)
+        plan["cases"] = {case_id: plan["cases"][f"{case_id}-0"]}
+        plan["infeasible"] = [case_id] if plan["infeasible"] else []
+    else:
+        plan = plan_trials(planned, drop, power, alpha, upper_bounds=highs)
+    recommended, suite_trials = plan["recommended_trials"], plan["suite_trials"]
+    enough = suite_enough = None
+    if current_trials is not None:
+        enough = None if recommended is None else current_trials >= recommended
+        suite_enough = None if suite_trials is None else current_trials >= suite_trials
     return TrialPlan(
         drop=drop,
         power=power,
         alpha=alpha,
-        n_cases=len(rates),
+        n_cases=n_cases or len(planned),
         alpha_per_case=plan["alpha_per_case"],
         recommended_trials=recommended,
         current_trials=current_trials,
         enough=enough,
         infeasible=list(plan["infeasible"]),
         cases=[
-            PlannedCase(case_id=case_id, baseline_rate=p["p_baseline"], trials=p["trials"], note=p["note"])
+            PlannedCase(
+                case_id=case_id,
+                baseline_rate=p["p_baseline"],
+                observed_rate=observed.get(case_id),
+                trials=p["trials"],
+                note=p["note"],
+            )
             for case_id, p in plan["cases"].items()
         ],
+        method=(
+            "per case: exact power of the one-sided Fisher test at the level the discrete Holm "
+            "correction needs; suite: normal approximation of the paired sign-flip test"
+        ),
+        case_alpha=plan["case_alpha"],
+        suite_alpha=plan["suite_alpha"],
+        suite_trials=suite_trials,
+        suite_note=plan["suite_note"],
+        suite_enough=suite_enough,
+        estimate=used,
     )
 
 
@@ -259,8 +323,10 @@ def run_report(
     drop: float = DEFAULT_DROP,
     power: float = DEFAULT_POWER,
     alpha: float = DEFAULT_ALPHA,
+    estimate: Estimate = "bounded",
 ) -> RunReport:
-    """The report of one run from its summary; the trial plan uses its pass rates as baseline."""
+    """The report of one run from its summary; the trial plan starts from its pass counts,
+    each case planned at the `estimate` of its rate."""
     k = summary.k or min((c.trials for c in summary.cases), default=0)
     cases = [_case_figures(c, k) for c in summary.cases]
     flaky = [c.case_id for c in cases if c.flaky]
@@ -289,7 +355,13 @@ def run_report(
     plan = None
     if cases:
         plan = trial_plan(
-            {c.case_id: c.pass_rate for c in cases}, drop, power, alpha, current_trials=k or None
+            None,
+            drop,
+            power,
+            alpha,
+            current_trials=k or None,
+            counts={c.case_id: (c.passes, c.trials) for c in cases if c.trials > 0},
+            estimate=estimate,
         )
     return RunReport(
         run_id=summary.run_id,

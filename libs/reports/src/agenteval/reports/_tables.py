@@ -17,7 +17,7 @@ from agenteval.reports._comparison import (
     GraderScoreDelta,
     RunRef,
 )
-from agenteval.reports._run import CaseFigures, Figures, RunReport, TrialPlan
+from agenteval.reports._run import ESTIMATE_TEXT, CaseFigures, Figures, RunReport, TrialPlan
 
 Align = Literal["left", "right"]
 
@@ -104,36 +104,54 @@ def tag_cells(report: RunReport) -> Cells:
 
 
 def plan_cells(plan: TrialPlan) -> Cells:
-    """Trials each case needs, from its pass rate."""
-    cells = Cells(["Case", "Pass rate", "Trials needed"], ["left", "right", "right"])
+    """Trials each case needs, from the rate it is planned at (and the observed one, from a run)."""
+    from_run = any(c.observed_rate is not None for c in plan.cases)
+    headers = ["Case", *(["Observed"] if from_run else []), "Planned at", "Trials needed"]
+    cells = Cells(headers, ["left", *_right(len(headers) - 1)])
     for c in plan.cases:
-        cells.rows.append(
-            [c.case_id, f.pct(c.baseline_rate), str(c.trials) if c.trials is not None else "n/a"]
-        )
+        observed = [f.pct(c.observed_rate) if c.observed_rate is not None else ""] if from_run else []
+        trials = str(c.trials) if c.trials is not None else "n/a"
+        cells.rows.append([c.case_id, *observed, f.pct(c.baseline_rate), trials])
         cells.verdicts.append("fail" if c.trials is None else "pass")
     return cells
 
 
+def _enough(flag: bool | None) -> str:
+    return "enough" if flag else "not enough"
+
+
 def plan_sentence(plan: TrialPlan) -> str:
-    """The plan in one sentence (without markup)."""
-    per_case = (
-        f" ({plan.alpha_per_case:.4g} per case over {f.count(plan.n_cases, 'case')})"
-        if plan.n_cases > 1 and plan.alpha_per_case != plan.alpha
-        else ""
-    )
-    target = (
-        f"To detect a {plan.drop * 100:.1f}-point drop in a case's pass rate "
-        f"with {plan.power * 100:.0f}% power at alpha {plan.alpha:g}{per_case}"
-    )
+    """The plan in a few sentences (without markup): both tests compare runs, and the rates used."""
+    target = f"To detect a {plan.drop * 100:.1f}-point drop with {plan.power * 100:.0f}% power at alpha {plan.alpha:g}"
     if plan.recommended_trials is None:
-        return f"{target}: no case's pass rate is high enough for such a drop."
-    text = f"{target}, run {plan.recommended_trials} trials per case in each run"
+        one = "no case's pass rate is high enough for one case to fall that far"
+    else:
+        per = (
+            f", level {plan.case_alpha:.3g} shared by {f.count(plan.n_cases, 'case')}"
+            if plan.case_alpha
+            else ""
+        )
+        one = (
+            f"one case falling needs {plan.recommended_trials} trials per case in each run "
+            f"(per-case test{per})"
+        )
+    if plan.suite_trials is None:
+        every = f"the suite test cannot catch every case falling ({plan.suite_note or 'no case can fall'})"
+    else:
+        every = f"every case falling needs {plan.suite_trials} (suite test, level {plan.suite_alpha:.3g})"
+    text = f"{target}: {one}; {every}."
     if plan.current_trials is not None:
-        verdict = "enough" if plan.enough else "not enough"
-        text += f"; this run has {plan.current_trials} ({verdict})"
+        parts = []
+        if plan.enough is not None:
+            parts.append(f"{_enough(plan.enough)} for one case")
+        if plan.suite_enough is not None:
+            parts.append(f"{_enough(plan.suite_enough)} for every case")
+        text += f" This run has {plan.current_trials}" + (f" ({', '.join(parts)})" if parts else "") + "."
     if plan.infeasible:
-        text += f". {f.count(len(plan.infeasible), 'case')} cannot drop that far"
-    return text + "."
+        text += f" {f.count(len(plan.infeasible), 'case')} cannot drop that far."
+    if plan.estimate != "given":
+        text += f" Planned at {ESTIMATE_TEXT.get(plan.estimate, plan.estimate)}."
+    return text
 
 
 def _plain(text: str) -> str:
@@ -267,17 +285,40 @@ def compared_sentence(report: ComparisonReport, mark: Callable[[str], str] = _pl
 def comparison_method(report: ComparisonReport) -> str:
     """How the verdicts were reached."""
     correction = CORRECTION_NAMES.get(report.correction, report.correction)
-    split = (
-        " The per-case family and the suite test share alpha, so adjusted p-values are doubled."
+    levels = (
+        f" The per-case family is held to {report.case_alpha:.3g} and the suite test to "
+        f"{report.suite_alpha:.3g} (they share alpha), and adjusted p-values are put on alpha's scale."
+        if report.split_alpha and report.case_alpha
+        else " The per-case family and the suite test share alpha, so adjusted p-values are doubled."
         if report.split_alpha
         else ""
+    )
+    errors = (
+        " A case whose trials newly error or time out fails the comparison on its own."
+        if report.fail_on_new_errors
+        else " New errors and timeouts are reported, not gating."
     )
     return (
         f"Method: a case regresses (improves) when its pass rate falls (rises) by more than "
         f"{report.threshold * 100:.1f} points and its one-sided Fisher exact p-value, adjusted across "
         f"cases ({correction}), is below alpha = {report.alpha:g}. The suite verdict applies the same "
         f"bar to the mean per-case change with a {report.suite.test}; its CI is a paired bootstrap "
-        f"and does not decide.{split} Cases in only one run are not tested."
+        f"and does not decide.{levels}{errors} Cases in only one run are not tested."
+    )
+
+
+def reason_lines(report: ComparisonReport) -> list[str]:
+    """Why the comparison passed or failed, one line per check (without markup)."""
+    return [f"{r.check}: {'FAILED' if r.failed else 'ok'} - {r.message}" for r in report.reasons]
+
+
+def suites_warning(report: ComparisonReport) -> str | None:
+    """The loud line when the runs are of different suites (None when they are not)."""
+    if not report.suites_differ:
+        return None
+    return (
+        f"WARNING: different suites: baseline {report.baseline_suite!r}, candidate "
+        f"{report.candidate_suite!r}; only cases with the same id were compared."
     )
 
 
@@ -286,6 +327,7 @@ def run_method(report: RunReport) -> str:
     return (
         "Pass-rate intervals are 95% Wilson intervals; pass@k (some of k trials pass) and pass^k "
         f"(all k pass) are unbiased estimates from each case's trials, k = {report.k}. Totals of "
-        "pass@k and pass^k are means over cases. Trials needed: exact power of the one-sided Fisher "
-        "test that compare uses, each case at alpha divided by the number of cases."
+        "pass@k and pass^k are means over cases. Trials needed: for one case falling, exact power of "
+        "the one-sided Fisher test at the level compare's discrete Holm correction needs; for every "
+        "case falling, the paired sign-flip test at the suite's level."
     )

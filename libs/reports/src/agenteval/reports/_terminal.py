@@ -23,9 +23,11 @@ from agenteval.reports._tables import (
     grader_sentence,
     plan_cells,
     plan_sentence,
+    reason_lines,
     run_cells,
     run_method,
     suite_sentence,
+    suites_warning,
     tag_cells,
 )
 
@@ -61,6 +63,9 @@ def _status(report: ComparisonReport) -> str:
 def print_comparison(console: Console, report: ComparisonReport) -> None:
     """The comparison: verdict, runs compared, suite result, per-case table, method."""
     console.print(_status(report))
+    warning = suites_warning(report)
+    if warning:
+        console.print(f"[bold red]{escape(warning)}[/]", highlight=False)
     console.print(escape(compared_sentence(report)), highlight=False)
     console.print(escape(suite_sentence(report)), highlight=False)
     if report.cases:
@@ -78,6 +83,8 @@ def print_comparison(console: Console, report: ComparisonReport) -> None:
         console.print(f"removed (not compared): {escape(', '.join(report.removed))}", highlight=False)
     for note in report.notes:
         console.print(f"note: {escape(note)}", highlight=False)
+    for line in reason_lines(report):
+        console.print(f"why: {escape(line)}", highlight=False)
     console.print(f"[dim]{escape(comparison_method(report))}[/]", highlight=False)
 
 

@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import math
 from bisect import bisect_left
-from collections.abc import Mapping
 from functools import lru_cache
 from itertools import accumulate
 from operator import mul
-from typing import Any, Literal
+from typing import Literal
 
 from agenteval.stats.normal import normal_ppf
 from agenteval.stats.tests_exact import log_comb
@@ -137,47 +136,3 @@ def trials_needed(
     # Past the exact range, never answer less than it covers: keeps the result
     # monotone in drop and power across the switch of method.
     return n if n is not None else max(corrected, EXACT_MAX_TRIALS + 1)
-
-
-def plan_trials(
-    baseline_rates: Mapping[str, float],
-    drop: float,
-    power: float = 0.8,
-    alpha: float = 0.05,
-    adjust_for_cases: bool = True,
-) -> dict[str, Any]:
-    """Trials per case needed to catch a `drop` in each case, and one number for the run.
-
-    With adjust_for_cases (default), each case is planned at alpha / (number of cases):
-    the first step of the Holm correction `compare_runs` applies, so a single regressed
-    case can clear it. Returns {"drop", "power", "alpha", "alpha_per_case", "cases":
-    {case: {"p_baseline", "trials", "note"}}, "recommended_trials", "infeasible"}, where
-    trials is None and note says why for a case whose rate cannot drop that far, and
-    recommended_trials is the largest per-case need (None if no case is feasible).
-    """
-    m = len(baseline_rates)
-    per_case_alpha = alpha / m if adjust_for_cases and m else alpha
-    cases: dict[str, dict[str, Any]] = {}
-    infeasible: list[str] = []
-    for case_id, p in baseline_rates.items():
-        _check_rate(p, f"baseline rate of {case_id!r}")
-        if drop > p + 1e-12:
-            infeasible.append(case_id)
-            cases[case_id] = {
-                "p_baseline": p,
-                "trials": None,
-                "note": f"pass rate {p:.2f} cannot drop by {drop:.2f}; no number of trials detects it",
-            }
-            continue
-        n = trials_needed(p, drop, power, per_case_alpha)
-        cases[case_id] = {"p_baseline": p, "trials": n, "note": ""}
-    needs = [c["trials"] for c in cases.values() if c["trials"] is not None]
-    return {
-        "drop": drop,
-        "power": power,
-        "alpha": alpha,
-        "alpha_per_case": per_case_alpha,
-        "cases": cases,
-        "recommended_trials": max(needs) if needs else None,
-        "infeasible": infeasible,
-    }

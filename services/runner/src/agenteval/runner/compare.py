@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,6 +28,44 @@ def _jsonable(obj: Any) -> Any:
     if isinstance(obj, (list, tuple)):
         return [_jsonable(v) for v in obj]
     return obj
+
+
+# What a case tests: a change to any of these makes two runs' pass rates answer different
+# questions. Descriptions, tags, metadata and trial counts do not.
+_DEFINING = (
+    "input",
+    "initial_state",
+    "tool_mocks",
+    "expected_tools",
+    "expected_output",
+    "graders",
+    "timeout_s",
+)
+
+
+def case_fingerprints(suite_json: str) -> dict[str, str]:
+    """A digest per case of what it tests (its defining fields and the suite-wide graders)."""
+    try:
+        suite = json.loads(suite_json)
+    except ValueError:
+        return {}
+    if not isinstance(suite, dict):
+        return {}
+    shared = {"graders": suite.get("graders", []), "timeout_s": suite.get("timeout_s")}
+    out = {}
+    for case in suite.get("cases", []):
+        if not isinstance(case, dict) or "id" not in case:
+            continue
+        defining = {key: case.get(key) for key in _DEFINING}
+        text = json.dumps({"case": defining, "suite": shared}, sort_keys=True, default=str)
+        out[str(case["id"])] = hashlib.sha256(text.encode()).hexdigest()
+    return out
+
+
+def changed_cases(baseline_suite_json: str, candidate_suite_json: str) -> list[str]:
+    """Cases in both suites whose definitions differ."""
+    b, c = case_fingerprints(baseline_suite_json), case_fingerprints(candidate_suite_json)
+    return [case_id for case_id in c if case_id in b and b[case_id] != c[case_id]]
 
 
 async def compare(
@@ -53,6 +93,11 @@ async def compare(
         {cs.case_id: (cs.passes, cs.trials) for cs in c.cases},
         threshold=threshold,
         alpha=alpha,
+        baseline_errors={cs.case_id: (cs.errors, cs.timeouts) for cs in b.cases},
+        candidate_errors={cs.case_id: (cs.errors, cs.timeouts) for cs in c.cases},
+        baseline_suite=baseline.suite,
+        candidate_suite=candidate.suite,
+        changed_cases=changed_cases(baseline.suite_json, candidate.suite_json),
     )
     doc = _jsonable(comparison)
     doc["grader_scores"] = _jsonable(
