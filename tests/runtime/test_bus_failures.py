@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 
 import nats
+import pytest
 
 from agenteval.contracts.events import DeliveryFailed, RunCancelled
 from agenteval.contracts.subjects import Subjects
@@ -133,3 +134,54 @@ async def test_a_failure_that_cannot_be_recorded_is_kept_not_dropped(nats_url: s
     finally:
         await consumers.stop()
         await _cleanup(nats_url, subjects)
+
+
+def test_nats_settings_take_a_cluster_credentials_and_tls(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Services take a list of NATS URLs and connect with credentials and TLS when configured."""
+    import ssl
+
+    from agenteval.runtime.settings import CommonSettings
+
+    creds = tmp_path / "svc.creds"
+    creds.write_text("-----BEGIN NATS USER JWT-----\nx\n------END NATS USER JWT------\n")
+    monkeypatch.setenv("AGENTEVAL_NATS_URL", "nats://a:4222, nats://b:4222,nats://c:4222")
+    monkeypatch.setenv("AGENTEVAL_NATS_USER", "svc")
+    monkeypatch.setenv("AGENTEVAL_NATS_PASSWORD", "s3cret")
+    monkeypatch.setenv("AGENTEVAL_NATS_CREDS", str(creds))
+    opts = CommonSettings().nats_options()
+    assert opts["servers"] == ["nats://a:4222", "nats://b:4222", "nats://c:4222"]
+    assert (opts["user"], opts["password"], opts["user_credentials"]) == ("svc", "s3cret", str(creds))
+    assert "tls" not in opts
+    import certifi  # a CA bundle that exists on this machine
+
+    monkeypatch.setenv("AGENTEVAL_NATS_TLS_CA", certifi.where())
+    assert isinstance(CommonSettings().nats_options()["tls"], ssl.SSLContext)
+
+
+async def test_a_service_connects_to_nats_with_a_user_and_password(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A real nats-server that demands a user: the host connects with the configured one."""
+    from agenteval.runtime.host import ServiceHost
+    from agenteval.runtime.nats_server import free_port, nats_server_binary
+    from agenteval.runtime.settings import CommonSettings
+
+    port = free_port()
+    conf = tmp_path / "nats.conf"
+    conf.write_text(
+        f'port: {port}\nnetwork: "127.0.0.1"\njetstream {{ store_dir: "{tmp_path / "js"}" }}\n'
+        "authorization { user: svc, password: s3cret }\n"
+    )
+    server = await asyncio.create_subprocess_exec(
+        str(nats_server_binary()), "-c", str(conf), "-a", "127.0.0.1"
+    )
+    try:
+        await asyncio.sleep(0.5)
+        good = CommonSettings(nats_url=f"nats://127.0.0.1:{port}", nats_user="svc", nats_password="s3cret")
+        host = ServiceHost([], good, "127.0.0.1:0")
+        await host.start()
+        await host.stop()
+        bad = CommonSettings(nats_url=f"nats://127.0.0.1:{port}", nats_user="svc", nats_password="wrong")
+        with pytest.raises(Exception):
+            await asyncio.wait_for(ServiceHost([], bad, "127.0.0.1:0").start(), 10)
+    finally:
+        server.terminate()
+        await server.wait()

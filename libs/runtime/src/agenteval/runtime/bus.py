@@ -57,9 +57,18 @@ DUPLICATE_WINDOW_S = 600.0
 DEFAULT_MAX_AGE_S = 7 * 24 * 3600.0
 
 
-def make_broker(url: str) -> NatsBroker:
-    """A broker without FastStream's per-message log line (it halves throughput)."""
-    return NatsBroker(url, logger=None, connect_timeout=5, max_reconnect_attempts=-1)
+def make_broker(url: str | list[str], **options: Any) -> NatsBroker:
+    """A broker without FastStream's per-message log line (it halves throughput).
+    ``options``: NATS credentials and TLS (``CommonSettings.nats_options``)."""
+    from faststream.security import BaseSecurity, SASLPlaintext
+
+    options.pop("servers", None)
+    user, password, tls = options.pop("user", None), options.pop("password", None), options.pop("tls", None)
+    if user is not None:  # FastStream takes NATS user/password and TLS as a security object
+        options["security"] = SASLPlaintext(username=user, password=password or "", ssl_context=tls)
+    elif tls is not None:
+        options["security"] = BaseSecurity(ssl_context=tls)
+    return NatsBroker(url, logger=None, connect_timeout=5, max_reconnect_attempts=-1, **options)
 
 
 def stream_for(subjects: Subjects) -> JStream:
@@ -401,7 +410,9 @@ class BatchConsumers:
         max_age_s: float = DEFAULT_MAX_AGE_S,
         max_deliver: int = MAX_DELIVER,
         retry_max_delay_s: float = RETRY_MAX_DELAY_S,
+        nats_options: dict[str, Any] | None = None,
     ) -> None:
+        self.nats_options = dict(nats_options or {})
         self.broker_id = id(broker)
         self.specs = _batch_specs.pop(id(broker), [])
         for spec in self.specs:
@@ -415,7 +426,8 @@ class BatchConsumers:
     async def start(self) -> None:
         import nats
 
-        self.nc = await nats.connect(self.url, max_reconnect_attempts=-1)
+        options = {"servers": self.url, **self.nats_options}
+        self.nc = await nats.connect(max_reconnect_attempts=-1, **options)
         js = self.nc.jetstream()
         self.publisher = AckedPublisher(self.nc)
         await self.publisher.start()

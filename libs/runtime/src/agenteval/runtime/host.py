@@ -22,7 +22,7 @@ from agenteval.runtime.settings import CommonSettings
 log = logging.getLogger("agenteval.host")
 
 
-def start_metrics_server(port: int, addr: str = "0.0.0.0") -> tuple[int, Any]:
+def start_metrics_server(port: int, addr: str = "127.0.0.1") -> tuple[int, Any]:
     """Serve the process's Prometheus registry on http://addr:port/metrics; return (port, server)."""
     from prometheus_client import start_http_server
 
@@ -93,7 +93,7 @@ class ServiceHost:
     def __init__(self, components: Sequence[Component], settings: CommonSettings, grpc_address: str) -> None:
         self.components = list(components)
         self.settings = settings
-        self.broker = make_broker(settings.nats_url)
+        self.broker = make_broker(settings.nats_servers, **settings.nats_options())
         self.grpc = GrpcServer(grpc_address)
         self._started = False
         self.metrics_port: int | None = None
@@ -116,12 +116,15 @@ class ServiceHost:
             self.settings.bus_max_age_s,
             max_deliver=self.settings.bus_max_deliver,
             retry_max_delay_s=self.settings.bus_retry_max_delay_s,
+            nats_options=self.settings.nats_options(),
         )
         await self.batch_consumers.start()
         await self.broker.start()
         await self.grpc.start()
         if self.settings.metrics_port is not None:
-            self.metrics_port, self._metrics_server = start_metrics_server(self.settings.metrics_port)
+            self.metrics_port, self._metrics_server = start_metrics_server(
+                self.settings.metrics_port, self.settings.metrics_address
+            )
         self._started = True
         for comp in self.components:
             await comp.started(self)

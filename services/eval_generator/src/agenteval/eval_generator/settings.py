@@ -8,7 +8,7 @@ class EvalGeneratorSettings(BaseSettings):
 
     database_url: str | None = None
     """The eval-generator's own database (defaults to the shared one)."""
-    grpc_address: str = "0.0.0.0:50055"
+    grpc_address: str = "127.0.0.1:50055"
     """Where EvalGeneratorService listens when it runs alone."""
     transcripts_addr: str | None = None
     """TranscriptService address (embedded: this process's)."""

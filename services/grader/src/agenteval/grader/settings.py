@@ -7,7 +7,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 class GraderSettings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="AGENTEVAL_GRADER_", extra="ignore")
 
-    grpc_address: str = "0.0.0.0:50052"
+    grpc_address: str = "127.0.0.1:50052"
     """Where GraderService listens when the grader runs alone."""
     sandbox_workers: int = 2
     """Sandbox worker processes for eval functions."""

@@ -8,7 +8,7 @@ class MetricsSettings(BaseSettings):
 
     database_url: str | None = None
     """The metrics service's own database (defaults to the shared one)."""
-    grpc_address: str = "0.0.0.0:50053"
+    grpc_address: str = "127.0.0.1:50053"
     """Where MetricsService listens when it runs alone."""
     batch_size: int = 512
     """trial.graded messages handled per pull."""

@@ -9,7 +9,7 @@ class RunnerSettings(BaseSettings):
 
     database_url: str | None = None
     """The runner's own database (defaults to the shared one)."""
-    grpc_address: str = "0.0.0.0:50051"
+    grpc_address: str = "127.0.0.1:50051"
     """Where RunService listens when the runner runs alone."""
     concurrency: int = Field(default=512, ge=1)
     """Trials this replica runs at once (a run may ask for fewer). Agents are mostly waiting on

@@ -8,7 +8,7 @@ class TranscriptSettings(BaseSettings):
 
     database_url: str | None = None
     """The store's own database (defaults to the shared one)."""
-    grpc_address: str = "0.0.0.0:50054"
+    grpc_address: str = "127.0.0.1:50054"
     """Where TranscriptService listens when the store runs alone."""
     batch_size: int = 512
     """Messages stored per pull."""
