@@ -8,12 +8,12 @@ from pathlib import Path
 import grpc
 from faststream.nats import NatsBroker
 
-from agenteval.contracts.errors import NotFound
+from agenteval.contracts.errors import InvalidArgument, NotFound, Unavailable
 from agenteval.contracts.events import Event
 from agenteval.runner import handlers
 from agenteval.runner.grpc_api import RunServicer
 from agenteval.runner.repository import RunRepository
-from agenteval.runner.service import RunnerService
+from agenteval.runner.service import RunnerService, StoredSuite
 from agenteval.runner.settings import RunnerSettings
 from agenteval.runtime.bus import connection_of, publish_many
 from agenteval.runtime.grpc_server import GrpcServer, channel
@@ -23,7 +23,15 @@ from agenteval.runtime.settings import CommonSettings
 from agenteval.runtime.transcript_bucket import TranscriptBucket
 from agenteval.runtime.watch import Watcher
 from agenteval.storage import create_engine, upgrade
-from agenteval.v1 import eval_generator_pb2, eval_generator_pb2_grpc, runner_pb2, runner_pb2_grpc
+from agenteval.suites import loads_suite
+from agenteval.v1 import (
+    eval_generator_pb2,
+    eval_generator_pb2_grpc,
+    runner_pb2,
+    runner_pb2_grpc,
+    suites_pb2,
+    suites_pb2_grpc,
+)
 
 MIGRATIONS = Path(__file__).parent / "migrations"
 
@@ -49,9 +57,38 @@ class SavedEvalCheck:
         await self.channel.close()
 
 
+class StoredSuites:
+    """Stored suite versions, asked of the suite store (GetSuite) when a run names one."""
+
+    def __init__(self, target: str, timeout_s: float) -> None:
+        self.target = target
+        self.channel = channel(target)
+        self.stub = suites_pb2_grpc.SuiteServiceStub(self.channel)
+        self.timeout_s = timeout_s
+
+    async def __call__(self, name: str, version: str) -> StoredSuite:
+        request = suites_pb2.GetSuiteRequest(name=name, version=version)
+        try:
+            found = (await self.stub.GetSuite(request, timeout=self.timeout_s)).version
+        except grpc.aio.AioRpcError as exc:
+            if exc.code() == grpc.StatusCode.NOT_FOUND:
+                raise NotFound(exc.details() or f"no stored suite {name!r}") from None
+            if exc.code() == grpc.StatusCode.INVALID_ARGUMENT:
+                raise InvalidArgument(f"suite_ref: {exc.details()}") from None
+            raise Unavailable(
+                f"could not get suite {name!r} from the suite store at {self.target}: {exc.details() or exc.code()}"
+            ) from None
+        suite = loads_suite(found.suite_yaml, f"stored suite {found.name}@{found.version}")
+        return StoredSuite(suite=suite, digest=found.digest, version=found.version)
+
+    async def close(self) -> None:
+        await self.channel.close()
+
+
 class RunnerComponent:
     name = "runner"
     saved_evals: SavedEvalCheck | None = None
+    stored_suites: StoredSuites | None = None
 
     def __init__(self, common: CommonSettings, settings: RunnerSettings | None = None) -> None:
         self.common = common
@@ -91,9 +128,15 @@ class RunnerComponent:
         target = self.settings.evalgen_addr or host.target
         self.saved_evals = SavedEvalCheck(target, self.settings.evalgen_timeout_s)
         self.service.saved_evals = self.saved_evals
+        self.stored_suites = StoredSuites(
+            self.settings.suites_addr or host.target, self.settings.suites_timeout_s
+        )
+        self.service.stored_suites = self.stored_suites
 
     async def close(self) -> None:
         if self.saved_evals is not None:
             await self.saved_evals.close()
+        if self.stored_suites is not None:
+            await self.stored_suites.close()
         await self.watcher.close()
         await self.engine.dispose()
