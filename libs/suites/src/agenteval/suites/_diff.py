@@ -14,7 +14,7 @@ CaseChangeKind = Literal["added", "removed", "modified"]
 
 @dataclass
 class FieldChange:
-    """A suite-level field (trials, graders, ...) that differs; "" stands for absent (the default)."""
+    """A suite-level field (trials, graders, ...) that differs, with its value in force in each."""
 
     field: str
     before: str
@@ -57,8 +57,10 @@ def diff_suites(
 ) -> SuiteDiff:
     """Suite fields, then cases in the target's order (removed ones last), that differ."""
     a, b = suite_file_data(base), suite_file_data(target)
+    # A field left at its default is absent from the file data; a change shows the value in force.
+    a_all, b_all = base.model_dump(mode="json"), target.model_dump(mode="json")
     fields = [
-        FieldChange(key, _text(a.get(key)), _text(b.get(key)))
+        FieldChange(key, _text(a.get(key, a_all.get(key))), _text(b.get(key, b_all.get(key))))
         for key in dict.fromkeys([*a, *b])
         if key != "cases" and a.get(key) != b.get(key)
     ]
