@@ -248,7 +248,8 @@ def show(
     table = Table("case", "graders", "tags", "input")
     table.columns[0].no_wrap = True  # ids are what later commands take: never cut
     table.columns[1].justify = "right"
-    table.columns[1].min_width = 7
+    table.columns[3].no_wrap = True
+    table.columns[3].overflow = "ellipsis"
     # The input is a reminder, not the content (export has it): one line, cut to what is left.
     id_width = max((len(c.id) for c in suite.cases), default=4)
     tags_width = min(18, max((len(", ".join(c.tags)) for c in suite.cases), default=4))
