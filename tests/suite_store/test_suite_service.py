@@ -219,7 +219,7 @@ async def test_diff_names_added_removed_and_modified_cases(suites: Client) -> No
     changes = {c.case_id: c for c in resp.cases}
     assert changes["refund_small"].kind == suites_pb2.CASE_CHANGE_KIND_MODIFIED
     assert list(changes["refund_small"].fields) == ["graders"]
-    assert "\n+  - output_contains: {text: refund}\n" in changes["refund_small"].unified_diff
+    assert "\n+- output_contains: {text: refund}\n" in changes["refund_small"].unified_diff
     assert list(changes["no_refund"].fields) == ["tags"]
     assert changes["new_one"].kind == suites_pb2.CASE_CHANGE_KIND_ADDED
     assert "Where is my parcel?" in changes["new_one"].after_yaml
@@ -304,3 +304,17 @@ async def test_bad_input_is_invalid_argument_naming_the_field_and_nothing_is_sto
     assert "limit" in await invalid(s.ListSuites(suites_pb2.ListSuitesRequest(limit=-1)))
     versions = (await s.ListSuiteVersions(suites_pb2.ListSuiteVersionsRequest(name="support"))).versions
     assert [v.version for v in versions] == [1], "a refused update stored a version"
+
+
+async def test_json_content_and_non_finite_numbers(suites: Client) -> None:
+    as_json = loads_suite(SUITE).model_dump_json()
+    created = await suites.suites.CreateSuite(suites_pb2.CreateSuiteRequest(suite_yaml=as_json))
+    assert created.version.digest == suite_digest(loads_suite(SUITE))
+    for text in (
+        SUITE.replace("id: greeting", "id: greeting\n    metadata: {x: .nan}"),
+        as_json.replace('"metadata":{}', '"metadata":{"x":Infinity}', 1),
+    ):
+        details = await invalid(
+            suites.suites.UpdateSuite(suites_pb2.UpdateSuiteRequest(name="support", suite_yaml=text))
+        )
+        assert "numbers must be finite" in details, details
