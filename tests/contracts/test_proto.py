@@ -25,6 +25,7 @@ def test_every_service_of_the_design_is_declared() -> None:
         grader_pb2,
         metrics_pb2,
         runner_pb2,
+        suites_pb2,
         transcripts_pb2,
     )
 
@@ -41,6 +42,18 @@ def test_every_service_of_the_design_is_declared() -> None:
         ),
         "EvalGeneratorService": (eval_generator_pb2, {"GenerateEval", "ListEvals", "GetEval"}),
         "AgentService": (agent_pb2, {"RunAgent"}),
+        "SuiteService": (
+            suites_pb2,
+            {
+                "CreateSuite",
+                "GetSuite",
+                "ListSuites",
+                "UpdateSuite",
+                "DeleteSuite",
+                "ListSuiteVersions",
+                "DiffSuites",
+            },
+        ),
     }
     for name, (module, methods) in services.items():
         desc = module.DESCRIPTOR.services_by_name[name]

@@ -22,7 +22,7 @@ PROMETHEUS = ROOT / "deploy/prometheus/prometheus.yml"
 GRAFANA = ROOT / "deploy/grafana"
 DASHBOARD = GRAFANA / "dashboards/agenteval.json"
 METRICS_PORT = 9464
-KNOWN_SERVICES = {"runner", "grader", "metrics", "transcript_store", "eval_generator"}
+KNOWN_SERVICES = {"runner", "grader", "metrics", "transcript_store", "eval_generator", "suite_store"}
 
 # The contract between the services' instruments and the dashboard: the only metric names a
 # panel may query. Histograms also expose <name>_bucket, _sum and _count.
@@ -336,7 +336,12 @@ def test_every_service_is_told_where_the_services_it_calls_are(compose: dict[str
     served_port = {
         svc["command"][2]: (name, svc["command"][4].rsplit(":", 1)[1]) for name, svc in services.items()
     }
-    target_of = {"evalgen": "eval_generator", "transcripts": "transcript_store", "grader": "grader"}
+    target_of = {
+        "evalgen": "eval_generator",
+        "transcripts": "transcript_store",
+        "grader": "grader",
+        "suites": "suite_store",
+    }
     for name, svc in services.items():
         service = svc["command"][2]
         settings = settings_class_of(service)

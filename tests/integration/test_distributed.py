@@ -20,7 +20,8 @@ from agenteval.sdk import Client
 from agenteval.v1 import common_pb2, runner_pb2, transcripts_pb2, transcripts_pb2_grpc
 
 ROOT = Path(__file__).resolve().parents[2]
-SERVICES = ["runner", "runner", "grader", "metrics", "transcript_store", "eval_generator"]
+# The suite store first: the runners are told where it listens.
+SERVICES = ["suite_store", "runner", "runner", "grader", "metrics", "transcript_store", "eval_generator"]
 
 
 async def wait_serving(target: str, timeout_s: float = 60.0) -> None:
@@ -69,6 +70,8 @@ async def topology(nats_url: str, pg_url: str, tmp_path: Path):
         proc.agenteval_env = env  # type: ignore[attr-defined]  # so a test can start it again
         procs.append((name, addr, proc))
         await wait_serving(addr)
+        if name == "suite_store":
+            env["AGENTEVAL_RUNNER_SUITES_ADDR"] = addr
     try:
         runner_procs = [proc for name, _, proc in procs if name == "runner"]
         yield (
@@ -115,6 +118,30 @@ async def test_run_across_processes_with_two_runner_replicas(topology) -> None:
             await asyncio.sleep(0.05)
         assert resp.total == 40
         assert all(t.trace_json for t in resp.trials), "some transcripts were never stored"
+
+
+async def test_a_stored_suite_runs_by_name_on_runners_that_ask_the_suite_store(topology) -> None:
+    addrs, runners, _ = topology
+    suite = Suite.model_validate(
+        {
+            "name": "stored",
+            "cases": [
+                {"id": f"c{i}", "input": "x", "tags": ["even" if i % 2 == 0 else "odd"]} for i in range(6)
+            ],
+        }
+    )
+    async with Client(addrs["suite_store"]) as store:
+        pushed = (await store.push_suite(suite)).version
+    async with Client(runners[1]) as client:
+        run = await client.submit_stored("stored@1", agent="python:tests.agents:instant", k=2, tags=["even"])
+        assert (run.suite_version, run.suite_version_number) == (pushed.digest, 1)
+        events = [ev async for ev in client.watch(run.run_id)]
+    assert events[-1].type == runner_pb2.RUN_EVENT_TYPE_COMPLETED
+    assert events[-1].summary.trials == 6 and {c.case_id for c in events[-1].summary.cases} == {
+        "c0",
+        "c2",
+        "c4",
+    }
 
 
 async def eventually_completed(target: str, run_id: str) -> bool:

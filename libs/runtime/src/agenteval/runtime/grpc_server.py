@@ -28,6 +28,7 @@ _TResponse = TypeVar("_TResponse")
 _CODES: dict[type[Exception], grpc.StatusCode] = {
     errors.NotFound: grpc.StatusCode.NOT_FOUND,
     errors.InvalidArgument: grpc.StatusCode.INVALID_ARGUMENT,
+    errors.AlreadyExists: grpc.StatusCode.ALREADY_EXISTS,  # before Conflict, its base
     errors.Conflict: grpc.StatusCode.FAILED_PRECONDITION,
     errors.Unavailable: grpc.StatusCode.UNAVAILABLE,
     errors.PermissionDenied: grpc.StatusCode.PERMISSION_DENIED,

@@ -20,6 +20,8 @@ from agenteval.v1 import (
     metrics_pb2_grpc,
     runner_pb2,
     runner_pb2_grpc,
+    suites_pb2,
+    suites_pb2_grpc,
     transcripts_pb2,
     transcripts_pb2_grpc,
 )
@@ -51,6 +53,7 @@ class Client:
         self.grader = grader_pb2_grpc.GraderServiceStub(self._channel("GRADER"))
         self.metrics = metrics_pb2_grpc.MetricsServiceStub(self._channel("METRICS"))
         self.evals = eval_generator_pb2_grpc.EvalGeneratorServiceStub(self._channel("EVALGEN"))
+        self.suites = suites_pb2_grpc.SuiteServiceStub(self._channel("SUITES"))
 
     def _channel(self, service: str) -> grpc.aio.Channel:
         target = os.environ.get(f"AGENTEVAL_{service}_ADDR") or self.target
@@ -71,6 +74,27 @@ class Client:
     async def submit(self, suite: Suite, agent: str = "", k: int | None = None, **kw: Any) -> runner_pb2.Run:
         req = runner_pb2.SubmitRunRequest(suite_json=suite.model_dump_json(), agent=agent, k=k or 0, **kw)
         return (await self.runs.SubmitRun(req)).run
+
+    async def submit_stored(
+        self, suite_ref: str, agent: str = "", k: int | None = None, **kw: Any
+    ) -> runner_pb2.Run:
+        """Run a stored suite: ``NAME`` (its current version) or ``NAME@VERSION``."""
+        req = runner_pb2.SubmitRunRequest(suite_ref=suite_ref, agent=agent, k=k or 0, **kw)
+        return (await self.runs.SubmitRun(req)).run
+
+    async def push_suite(self, suite: Suite, expected_version: int = 0) -> suites_pb2.UpdateSuiteResponse:
+        """Store ``suite`` (created when new); the same content again is the same version."""
+        req = suites_pb2.UpdateSuiteRequest(
+            name=suite.name,
+            suite_yaml=suite.model_dump_json(),  # JSON is YAML too, and much faster to read
+            expected_version=expected_version,
+            allow_missing=True,
+        )
+        return await self.suites.UpdateSuite(req)
+
+    async def get_suite(self, name: str, version: str = "") -> suites_pb2.SuiteVersion:
+        """A stored suite's version (the current one by default), with its YAML."""
+        return (await self.suites.GetSuite(suites_pb2.GetSuiteRequest(name=name, version=version))).version
 
     async def watch(
         self, run_id: str, after: int = 0, *, reconnect_s: float = RECONNECT_S

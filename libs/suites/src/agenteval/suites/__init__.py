@@ -10,26 +10,55 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import ValidationError
 
-from agenteval.contracts.errors import InvalidArgument
 from agenteval.contracts.suite import Case, GraderSpec, Suite
+from agenteval.suites._canonical import canonical_json, case_digest, suite_data, suite_digest
+from agenteval.suites._diff import CaseChange, FieldChange, SuiteDiff, diff_suites
+from agenteval.suites._errors import SuiteError
+from agenteval.suites._refs import (
+    SuiteRef,
+    check_stored_name,
+    check_version,
+    looks_like_ref,
+    parse_ref,
+)
+from agenteval.suites._tabular import FIELDS as CASE_FIELDS
+from agenteval.suites._tabular import Expect, cases_format, load_cases, suite_from_cases
+from agenteval.suites._text import dump_suite_yaml, dump_yaml, load_yaml_text, loads_suite
 
 __all__ = [
+    "CASE_FIELDS",
     "Case",
+    "CaseChange",
+    "Expect",
+    "FieldChange",
     "GraderSpec",
     "Suite",
+    "SuiteDiff",
     "SuiteError",
+    "SuiteRef",
+    "canonical_json",
+    "case_digest",
+    "cases_format",
+    "check_stored_name",
+    "check_version",
+    "diff_suites",
+    "dump_suite_yaml",
+    "dump_yaml",
     "filter_cases",
+    "load_cases",
     "load_suite",
+    "load_yaml_text",
+    "loads_suite",
+    "looks_like_ref",
+    "parse_ref",
     "parse_suite",
+    "suite_data",
+    "suite_digest",
+    "suite_from_cases",
     "validate_suite",
 ]
-
-
-class SuiteError(InvalidArgument):
-    """A suite that cannot be used, with where and why."""
 
 
 def _where(data: Any, loc: tuple[Any, ...]) -> str:
@@ -124,12 +153,14 @@ def load_suite(path: str | Path) -> Suite:
     p = Path(path)
     if not p.exists():
         raise SuiteError(f"{p}: no such suite file")
+    if p.is_dir():
+        raise SuiteError(f"{p}: a directory, not a suite file")
     try:
-        data = yaml.safe_load(p.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        raise SuiteError(f"{p}: not valid YAML: {exc}") from None
+        data = load_yaml_text(p.read_text(encoding="utf-8"), str(p))
     except UnicodeDecodeError:
         raise SuiteError(f"{p}: not UTF-8 text") from None
+    except OSError as exc:
+        raise SuiteError(f"{p}: cannot read: {exc.strerror}") from None
     if isinstance(data, dict):
         _inline_eval_files(data, p.parent, str(p))
     return parse_suite(data, str(p))

@@ -12,12 +12,12 @@ from pathlib import Path
 import grpc
 from faststream.nats import NatsBroker
 
-from agenteval.contracts.errors import NotFound
+from agenteval.contracts.errors import InvalidArgument, NotFound, Unavailable
 from agenteval.contracts.events import Event
 from agenteval.runner import handlers
 from agenteval.runner.grpc_api import RunServicer
 from agenteval.runner.repository import RunRepository
-from agenteval.runner.service import RunnerService
+from agenteval.runner.service import RunnerService, StoredSuite
 from agenteval.runner.settings import RunnerSettings
 from agenteval.runtime.bus import connection_of, publish_many
 from agenteval.runtime.grpc_server import GrpcServer, channel
@@ -27,7 +27,15 @@ from agenteval.runtime.run_windows import RunWindows
 from agenteval.runtime.settings import CommonSettings
 from agenteval.runtime.transcript_bucket import TranscriptBucket
 from agenteval.storage import create_engine, upgrade
-from agenteval.v1 import eval_generator_pb2, eval_generator_pb2_grpc, runner_pb2, runner_pb2_grpc
+from agenteval.suites import loads_suite
+from agenteval.v1 import (
+    eval_generator_pb2,
+    eval_generator_pb2_grpc,
+    runner_pb2,
+    runner_pb2_grpc,
+    suites_pb2,
+    suites_pb2_grpc,
+)
 
 MIGRATIONS = Path(__file__).parent / "migrations"
 log = logging.getLogger("agenteval.runner")
@@ -54,10 +62,39 @@ class SavedEvalCheck:
         await self.channel.close()
 
 
+class StoredSuites:
+    """Stored suite versions, asked of the suite store (GetSuite) when a run names one."""
+
+    def __init__(self, target: str, timeout_s: float) -> None:
+        self.target = target
+        self.channel = channel(target)
+        self.stub = suites_pb2_grpc.SuiteServiceStub(self.channel)
+        self.timeout_s = timeout_s
+
+    async def __call__(self, name: str, version: str) -> StoredSuite:
+        request = suites_pb2.GetSuiteRequest(name=name, version=version)
+        try:
+            found = (await self.stub.GetSuite(request, timeout=self.timeout_s)).version
+        except grpc.aio.AioRpcError as exc:
+            if exc.code() == grpc.StatusCode.NOT_FOUND:
+                raise NotFound(exc.details() or f"no stored suite {name!r}") from None
+            if exc.code() == grpc.StatusCode.INVALID_ARGUMENT:
+                raise InvalidArgument(f"suite_ref: {exc.details()}") from None
+            raise Unavailable(
+                f"could not get suite {name!r} from the suite store at {self.target}: {exc.details() or exc.code()}"
+            ) from None
+        suite = loads_suite(found.suite_yaml, f"stored suite {found.name}@{found.version}")
+        return StoredSuite(suite=suite, digest=found.digest, version=found.version)
+
+    async def close(self) -> None:
+        await self.channel.close()
+
+
 class RunnerComponent:
     name = "runner"
     saved_evals: SavedEvalCheck | None = None
     _watchdog: asyncio.Task[None] | None = None
+    stored_suites: StoredSuites | None = None
 
     def __init__(self, common: CommonSettings, settings: RunnerSettings | None = None) -> None:
         self.common = common
@@ -101,6 +138,10 @@ class RunnerComponent:
         target = self.settings.evalgen_addr or host.target
         self.saved_evals = SavedEvalCheck(target, self.settings.evalgen_timeout_s)
         self.service.saved_evals = self.saved_evals
+        self.stored_suites = StoredSuites(
+            self.settings.suites_addr or host.target, self.settings.suites_timeout_s
+        )
+        self.service.stored_suites = self.stored_suites
         self._watchdog = asyncio.create_task(self._watch_runs(), name="runner watchdog")
 
     async def _watch_runs(self) -> None:
@@ -118,4 +159,6 @@ class RunnerComponent:
                 await self._watchdog
         if self.saved_evals is not None:
             await self.saved_evals.close()
+        if self.stored_suites is not None:
+            await self.stored_suites.close()
         await self.engine.dispose()

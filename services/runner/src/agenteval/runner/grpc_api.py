@@ -35,6 +35,9 @@ def run_to_pb(rec: RunRecord) -> runner_pb2.Run:
         created_at=rec.created_at.isoformat(),
         completed_at=rec.completed_at.isoformat() if rec.completed_at else "",
         error=rec.error or "",
+        suite_version=rec.suite_version,
+        suite_version_number=rec.suite_version_number,
+        tags=rec.tags,
     )
     summary = rec.summary
     if summary is not None:
@@ -50,13 +53,16 @@ class RunServicer(runner_pb2_grpc.RunServiceServicer):
     async def SubmitRun(
         self, request: runner_pb2.SubmitRunRequest, context: Any
     ) -> runner_pb2.SubmitRunResponse:
-        try:
-            suite = Suite.model_validate_json(request.suite_json)
-        except ValidationError as exc:
-            raise InvalidArgument(f"suite_json is not a valid suite: {exc}") from None
+        suite = None
+        if request.suite_json or not request.suite_ref:
+            try:
+                suite = Suite.model_validate_json(request.suite_json)
+            except ValidationError as exc:
+                raise InvalidArgument(f"suite_json is not a valid suite: {exc}") from None
         rec = await self.service.submit(
             SubmitRunInput(
                 suite=suite,
+                suite_ref=request.suite_ref,
                 agent=request.agent,
                 k=request.k or None,
                 agent_version=request.agent_version,
@@ -75,8 +81,16 @@ class RunServicer(runner_pb2_grpc.RunServiceServicer):
     async def ListRuns(
         self, request: runner_pb2.ListRunsRequest, context: Any
     ) -> runner_pb2.ListRunsResponse:
+        version = request.suite_version.strip().lower()
+        if version and not (7 <= len(version) <= 64 and all(c in "0123456789abcdef" for c in version)):
+            raise InvalidArgument(
+                f"suite_version: {request.suite_version[:70]!r} is not a version digest (7 to 64 hex digits)"
+            )
         recs = await self.service.repo.list(
-            request.suite or None, request.agent_version or None, request.limit or 50
+            request.suite or None,
+            request.agent_version or None,
+            request.limit or 50,
+            suite_version=version or None,
         )
         return runner_pb2.ListRunsResponse(runs=[run_to_pb(r) for r in recs])
 

@@ -25,4 +25,8 @@ runs = Table(
     Column("suite_json", Text, nullable=False),
     Column("summary_json", Text, nullable=True),
     Column("error", Text, nullable=True),
+    # The suite version the run ran (see Run.suite_version in runner.proto).
+    Column("suite_version", String(64), nullable=False, default="", index=True),
+    Column("suite_version_number", Integer, nullable=False, default=0),
+    Column("tags_json", Text, nullable=False, default="[]"),
 )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -34,6 +35,17 @@ class RunRecord:
     summary_json: str | None
     error: str | None
     request_id: str | None = None
+    suite_version: str = ""
+    """sha256 of the canonical suite as submitted (before the tag filter)."""
+    suite_version_number: int = 0
+    """The version's number in the suite store (0: the suite was sent inline)."""
+    tags_json: str = "[]"
+    """The tags the run was limited to."""
+
+    @property
+    def tags(self) -> list[str]:
+        tags: list[str] = json.loads(self.tags_json or "[]")
+        return tags
 
     @property
     def summary(self) -> RunSummary | None:
@@ -72,8 +84,11 @@ class RunRepository:
         agent_version: str | None = None,
         limit: int = 50,
         completed_only: bool = False,
+        suite_version: str | None = None,
     ) -> list[RunRecord]:
         q = select(runs).order_by(runs.c.created_at.desc()).limit(max(1, min(limit, 1000)))
+        if suite_version:
+            q = q.where(runs.c.suite_version.startswith(suite_version, autoescape=True))
         if suite:
             q = q.where(runs.c.suite == suite)
         if agent_version:

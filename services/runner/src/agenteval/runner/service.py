@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 import logging
 import math
 import secrets
@@ -39,7 +40,7 @@ from agenteval.runner.executor import fit_trace, fits_bus, run_trial, trial_seed
 from agenteval.runner.repository import RunRecord, RunRepository
 from agenteval.runner.settings import RunnerSettings
 from agenteval.runtime.coalesce import Coalescer
-from agenteval.suites import SuiteError, filter_cases, validate_suite
+from agenteval.suites import SuiteError, filter_cases, parse_ref, suite_digest, validate_suite
 
 if TYPE_CHECKING:
     from agenteval.runtime.run_windows import RunWindows
@@ -48,6 +49,10 @@ if TYPE_CHECKING:
 log = logging.getLogger("agenteval.runner")
 
 Publisher = Callable[[str, Sequence[Event]], Awaitable[None]]
+
+StoredSuiteLookup = Callable[[str, str], Awaitable["StoredSuite"]]
+"""Fetches stored suite NAME at VERSION ("" for the current one) from the suite store: raises
+NotFound / InvalidArgument as the store does, Unavailable when it cannot be reached."""
 
 SavedEvalLookup = Callable[[str, int], Awaitable[None]]
 """Checks that saved eval NAME exists (at VERSION, 0 for the newest): raises NotFound when it
@@ -63,8 +68,20 @@ def new_run_id() -> str:
 
 
 @dataclass
-class SubmitRunInput:
+class StoredSuite:
+    """A suite version from the suite store."""
+
     suite: Suite
+    digest: str
+    version: int
+
+
+@dataclass
+class SubmitRunInput:
+    suite: Suite | None = None
+    """The suite sent inline; or ``suite_ref`` names a stored one."""
+    suite_ref: str = ""
+    """NAME or NAME@VERSION of a stored suite."""
     agent: str = ""
     k: int | None = None
     agent_version: str = ""
@@ -107,15 +124,33 @@ class RunnerService:
     # -- submitting --------------------------------------------------------------------
     saved_evals: SavedEvalLookup | None = None
     """Asks the eval generator about eval:NAME graders at submit (None: they are not checked)."""
+    stored_suites: StoredSuiteLookup | None = None
+    """Fetches stored suites from the suite store (None: only inline suites can run)."""
+
+    async def _suite_of(self, inp: SubmitRunInput) -> tuple[Suite, str, int]:
+        """The suite to run, its version digest (of the whole suite, before any tag filter) and its
+        number in the suite store (0 when sent inline)."""
+        if inp.suite is not None and inp.suite_ref:
+            raise InvalidArgument("give suite_json or suite_ref, not both")
+        if inp.suite is not None:
+            return inp.suite, suite_digest(inp.suite), 0
+        if not inp.suite_ref:
+            raise InvalidArgument("give the suite to run: suite_json, or suite_ref naming a stored suite")
+        ref = parse_ref(inp.suite_ref, "suite_ref")
+        if self.stored_suites is None:
+            raise Unavailable("this runner has no suite store to take stored suites from")
+        stored = await self.stored_suites(ref.name, ref.version)
+        return stored.suite, stored.digest, stored.version
 
     async def submit(self, inp: SubmitRunInput) -> RunRecord:
         if inp.request_id:
             existing = await self.repo.by_request_id(inp.request_id)
             if existing is not None:
                 return existing
+        whole, digest, number = await self._suite_of(inp)
         try:
-            validate_suite(inp.suite)
-            suite = filter_cases(inp.suite, inp.tags)
+            validate_suite(whole)
+            suite = filter_cases(whole, inp.tags)
         except SuiteError as exc:
             raise InvalidArgument(str(exc)) from None
         agent = inp.agent or suite.agent or ""
@@ -166,6 +201,9 @@ class RunnerService:
             suite_json=suite.model_dump_json(),
             summary_json=None,
             error=None,
+            suite_version=digest,
+            suite_version_number=number,
+            tags_json=json.dumps(sorted(set(inp.tags))),
         )
         await self.repo.insert(rec)
         try:

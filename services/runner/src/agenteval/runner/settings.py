@@ -36,3 +36,7 @@ class RunnerSettings(BaseSettings):
     """How often the watchdog looks at the runs that are going on."""
     evalgen_timeout_s: float = Field(default=5.0, gt=0)
     """How long submit waits for the eval generator before accepting the run unchecked."""
+    suites_addr: str | None = None
+    """SuiteService address, to run a stored suite named NAME@VERSION (embedded: this process's)."""
+    suites_timeout_s: float = Field(default=10.0, gt=0)
+    """How long submit waits for the suite store to hand over a stored suite."""

@@ -1,0 +1,1 @@
+"""The suite store: suites, their cases and immutable, content-addressed versions (SuiteService)."""
