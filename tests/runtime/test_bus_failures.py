@@ -4,6 +4,7 @@ it, and after the delivery limit it is recorded by its service and kept for repl
 from __future__ import annotations
 
 import asyncio
+import contextlib
 
 import nats
 import pytest
@@ -174,14 +175,21 @@ async def test_a_service_connects_to_nats_with_a_user_and_password(tmp_path) -> 
         str(nats_server_binary()), "-c", str(conf), "-a", "127.0.0.1"
     )
     try:
-        await asyncio.sleep(0.5)
+        for _ in range(300):  # until it listens
+            try:
+                _, writer = await asyncio.open_connection("127.0.0.1", port)
+                writer.close()
+                break
+            except OSError:
+                await asyncio.sleep(0.1)
         good = CommonSettings(nats_url=f"nats://127.0.0.1:{port}", nats_user="svc", nats_password="s3cret")
         host = ServiceHost([], good, "127.0.0.1:0")
-        await host.start()
+        await asyncio.wait_for(host.start(), 60)
         await host.stop()
         bad = CommonSettings(nats_url=f"nats://127.0.0.1:{port}", nats_user="svc", nats_password="wrong")
         with pytest.raises(Exception):
             await asyncio.wait_for(ServiceHost([], bad, "127.0.0.1:0").start(), 10)
     finally:
-        server.terminate()
+        with contextlib.suppress(ProcessLookupError):
+            server.terminate()
         await server.wait()

@@ -77,7 +77,9 @@ def run(
                 agent_version=agent_version,
             )
             submitting = asyncio.ensure_future(
-                client.submit_stored(suite, **options) if suite_obj is None else client.submit(suite_obj, **options)
+                client.submit_stored(suite, **options)
+                if suite_obj is None
+                else client.submit(suite_obj, **options)
             )
             run_pb = None
             try:
