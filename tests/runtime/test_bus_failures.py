@@ -168,7 +168,7 @@ async def test_a_service_connects_to_nats_with_a_user_and_password(tmp_path) -> 
     port = free_port()
     conf = tmp_path / "nats.conf"
     conf.write_text(
-        f'port: {port}\nnetwork: "127.0.0.1"\njetstream {{ store_dir: "{tmp_path / "js"}" }}\n'
+        f'port: {port}\nhost: "127.0.0.1"\njetstream {{ store_dir: "{tmp_path / "js"}" }}\n'
         "authorization { user: svc, password: s3cret }\n"
     )
     server = await asyncio.create_subprocess_exec(
