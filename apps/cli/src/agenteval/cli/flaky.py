@@ -33,19 +33,12 @@ def flakiness(
     json_out: JsonOut = False,
 ) -> None:
     """Flake rate across repeated runs of the same version: cases whose pass rate varies > 20 points."""
-    from agenteval.contracts.pb import summary_from_pb
     from agenteval.stats import flake_rate_across_runs
-    from agenteval.v1 import common_pb2, runner_pb2
 
     async def go() -> Any:
         async with connect(server, data_dir) as client:
-            resp = await client.runs.ListRuns(
-                runner_pb2.ListRunsRequest(suite=suite, agent_version=agent_version, limit=200)
-            )
-            done = [
-                r for r in resp.runs if r.status == common_pb2.RUN_STATUS_COMPLETED and r.HasField("summary")
-            ]
-            return [summary_from_pb(r.summary) for r in done[:runs]]
+            found = await client.list_runs(suite=suite, agent_version=agent_version, limit=200)
+            return [r.summary for r in found if r.status == "completed" and r.summary is not None][:runs]
 
     summaries = run_async(go)
     if len(summaries) < 2:

@@ -113,3 +113,8 @@ class Trace(BaseModel):
         d = self.model_dump(mode="json")
         d["tool_calls"] = [s for s in d["steps"] if s["type"] == "tool_call"]
         return d
+
+    @classmethod
+    def from_eval_dict(cls, d: dict[str, Any]) -> Trace:
+        """The trace back from :meth:`to_eval_dict`'s dict (``tool_calls`` is derived, so dropped)."""
+        return cls.model_validate({k: v for k, v in d.items() if k != "tool_calls"})

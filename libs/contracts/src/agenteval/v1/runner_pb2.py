@@ -23,43 +23,44 @@ _sym_db = _symbol_database.Default()
 
 
 from agenteval.v1 import common_pb2 as agenteval_dot_v1_dot_common__pb2
+from agenteval.v1 import suite_pb2 as agenteval_dot_v1_dot_suite__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19\x61genteval/v1/runner.proto\x12\x0c\x61genteval.v1\x1a\x19\x61genteval/v1/common.proto\"\x8f\x02\n\x03Run\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\r\n\x05suite\x18\x02 \x01(\t\x12\r\n\x05\x61gent\x18\x03 \x01(\t\x12\x15\n\ragent_version\x18\x04 \x01(\t\x12\t\n\x01k\x18\x05 \x01(\x05\x12\'\n\x06status\x18\x06 \x01(\x0e\x32\x17.agenteval.v1.RunStatus\x12\x14\n\x0ctrials_total\x18\x07 \x01(\x05\x12\x15\n\rtrials_graded\x18\x08 \x01(\x05\x12\x12\n\ncreated_at\x18\t \x01(\t\x12\x14\n\x0c\x63ompleted_at\x18\n \x01(\t\x12)\n\x07summary\x18\x0b \x01(\x0b\x32\x18.agenteval.v1.RunSummary\x12\r\n\x05\x65rror\x18\x0c \x01(\t\"\xaf\x01\n\x10SubmitRunRequest\x12\x12\n\nsuite_json\x18\x01 \x01(\t\x12\r\n\x05\x61gent\x18\x02 \x01(\t\x12\t\n\x01k\x18\x03 \x01(\x05\x12\x15\n\ragent_version\x18\x04 \x01(\t\x12\x13\n\x0b\x63oncurrency\x18\x05 \x01(\x05\x12\x0c\n\x04seed\x18\x06 \x01(\x03\x12\x11\n\ttimeout_s\x18\x07 \x01(\x01\x12\x0c\n\x04tags\x18\x08 \x03(\t\x12\x12\n\nrequest_id\x18\t \x01(\t\"3\n\x11SubmitRunResponse\x12\x1e\n\x03run\x18\x01 \x01(\x0b\x32\x11.agenteval.v1.Run\"\x1f\n\rGetRunRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\"0\n\x0eGetRunResponse\x12\x1e\n\x03run\x18\x01 \x01(\x0b\x32\x11.agenteval.v1.Run\"F\n\x0fListRunsRequest\x12\r\n\x05suite\x18\x01 \x01(\t\x12\x15\n\ragent_version\x18\x02 \x01(\t\x12\r\n\x05limit\x18\x03 \x01(\x05\"3\n\x10ListRunsResponse\x12\x1f\n\x04runs\x18\x01 \x03(\x0b\x32\x11.agenteval.v1.Run\"\"\n\x10\x43\x61ncelRunRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\"3\n\x11\x43\x61ncelRunResponse\x12\x1e\n\x03run\x18\x01 \x01(\x0b\x32\x11.agenteval.v1.Run\"!\n\x0fWatchRunRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\"\xce\x01\n\x10WatchRunResponse\x12(\n\x04type\x18\x01 \x01(\x0e\x32\x1a.agenteval.v1.RunEventType\x12\x0e\n\x06run_id\x18\x02 \x01(\t\x12\x14\n\x0ctrials_total\x18\x03 \x01(\x05\x12\x18\n\x10trials_completed\x18\x04 \x01(\x05\x12\x15\n\rtrials_graded\x18\x05 \x01(\x05\x12\x0e\n\x06passes\x18\x06 \x01(\x05\x12)\n\x07summary\x18\x07 \x01(\x0b\x32\x18.agenteval.v1.RunSummary\"}\n\x12\x43ompareRunsRequest\x12\x10\n\x08\x62\x61seline\x18\x01 \x01(\t\x12\x11\n\tcandidate\x18\x02 \x01(\t\x12\x16\n\tthreshold\x18\x03 \x01(\x01H\x00\x88\x01\x01\x12\x12\n\x05\x61lpha\x18\x04 \x01(\x01H\x01\x88\x01\x01\x42\x0c\n\n_thresholdB\x08\n\x06_alpha\"q\n\x13\x43ompareRunsResponse\x12\x17\n\x0f\x63omparison_json\x18\x01 \x01(\t\x12\x0e\n\x06passed\x18\x02 \x01(\x08\x12\x17\n\x0f\x62\x61seline_run_id\x18\x03 \x01(\t\x12\x18\n\x10\x63\x61ndidate_run_id\x18\x04 \x01(\t*\xa5\x01\n\x0cRunEventType\x12\x1e\n\x1aRUN_EVENT_TYPE_UNSPECIFIED\x10\x00\x12\x1c\n\x18RUN_EVENT_TYPE_SUBMITTED\x10\x01\x12\x1b\n\x17RUN_EVENT_TYPE_PROGRESS\x10\x02\x12\x1c\n\x18RUN_EVENT_TYPE_COMPLETED\x10\x03\x12\x1c\n\x18RUN_EVENT_TYPE_CANCELLED\x10\x04\x32\xd9\x03\n\nRunService\x12L\n\tSubmitRun\x12\x1e.agenteval.v1.SubmitRunRequest\x1a\x1f.agenteval.v1.SubmitRunResponse\x12\x43\n\x06GetRun\x12\x1b.agenteval.v1.GetRunRequest\x1a\x1c.agenteval.v1.GetRunResponse\x12I\n\x08ListRuns\x12\x1d.agenteval.v1.ListRunsRequest\x1a\x1e.agenteval.v1.ListRunsResponse\x12L\n\tCancelRun\x12\x1e.agenteval.v1.CancelRunRequest\x1a\x1f.agenteval.v1.CancelRunResponse\x12K\n\x08WatchRun\x12\x1d.agenteval.v1.WatchRunRequest\x1a\x1e.agenteval.v1.WatchRunResponse0\x01\x12R\n\x0b\x43ompareRuns\x12 .agenteval.v1.CompareRunsRequest\x1a!.agenteval.v1.CompareRunsResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19\x61genteval/v1/runner.proto\x12\x0c\x61genteval.v1\x1a\x19\x61genteval/v1/common.proto\x1a\x18\x61genteval/v1/suite.proto\"\x8f\x02\n\x03Run\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\r\n\x05suite\x18\x02 \x01(\t\x12\r\n\x05\x61gent\x18\x03 \x01(\t\x12\x15\n\ragent_version\x18\x04 \x01(\t\x12\t\n\x01k\x18\x05 \x01(\x05\x12\'\n\x06status\x18\x06 \x01(\x0e\x32\x17.agenteval.v1.RunStatus\x12\x14\n\x0ctrials_total\x18\x07 \x01(\x05\x12\x15\n\rtrials_graded\x18\x08 \x01(\x05\x12\x12\n\ncreated_at\x18\t \x01(\t\x12\x14\n\x0c\x63ompleted_at\x18\n \x01(\t\x12)\n\x07summary\x18\x0b \x01(\x0b\x32\x18.agenteval.v1.RunSummary\x12\r\n\x05\x65rror\x18\x0c \x01(\t\"\xd1\x01\n\x10SubmitRunRequest\x12\"\n\x05suite\x18\n \x01(\x0b\x32\x13.agenteval.v1.Suite\x12\r\n\x05\x61gent\x18\x02 \x01(\t\x12\t\n\x01k\x18\x03 \x01(\x05\x12\x15\n\ragent_version\x18\x04 \x01(\t\x12\x13\n\x0b\x63oncurrency\x18\x05 \x01(\x05\x12\x0c\n\x04seed\x18\x06 \x01(\x03\x12\x11\n\ttimeout_s\x18\x07 \x01(\x01\x12\x0c\n\x04tags\x18\x08 \x03(\t\x12\x12\n\nrequest_id\x18\t \x01(\tJ\x04\x08\x01\x10\x02R\nsuite_json\"3\n\x11SubmitRunResponse\x12\x1e\n\x03run\x18\x01 \x01(\x0b\x32\x11.agenteval.v1.Run\"\x1f\n\rGetRunRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\"0\n\x0eGetRunResponse\x12\x1e\n\x03run\x18\x01 \x01(\x0b\x32\x11.agenteval.v1.Run\"F\n\x0fListRunsRequest\x12\r\n\x05suite\x18\x01 \x01(\t\x12\x15\n\ragent_version\x18\x02 \x01(\t\x12\r\n\x05limit\x18\x03 \x01(\x05\"3\n\x10ListRunsResponse\x12\x1f\n\x04runs\x18\x01 \x03(\x0b\x32\x11.agenteval.v1.Run\"\"\n\x10\x43\x61ncelRunRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\"3\n\x11\x43\x61ncelRunResponse\x12\x1e\n\x03run\x18\x01 \x01(\x0b\x32\x11.agenteval.v1.Run\"!\n\x0fWatchRunRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\"\xce\x01\n\x10WatchRunResponse\x12(\n\x04type\x18\x01 \x01(\x0e\x32\x1a.agenteval.v1.RunEventType\x12\x0e\n\x06run_id\x18\x02 \x01(\t\x12\x14\n\x0ctrials_total\x18\x03 \x01(\x05\x12\x18\n\x10trials_completed\x18\x04 \x01(\x05\x12\x15\n\rtrials_graded\x18\x05 \x01(\x05\x12\x0e\n\x06passes\x18\x06 \x01(\x05\x12)\n\x07summary\x18\x07 \x01(\x0b\x32\x18.agenteval.v1.RunSummary\"}\n\x12\x43ompareRunsRequest\x12\x10\n\x08\x62\x61seline\x18\x01 \x01(\t\x12\x11\n\tcandidate\x18\x02 \x01(\t\x12\x16\n\tthreshold\x18\x03 \x01(\x01H\x00\x88\x01\x01\x12\x12\n\x05\x61lpha\x18\x04 \x01(\x01H\x01\x88\x01\x01\x42\x0c\n\n_thresholdB\x08\n\x06_alpha\"q\n\x13\x43ompareRunsResponse\x12\x17\n\x0f\x63omparison_json\x18\x01 \x01(\t\x12\x0e\n\x06passed\x18\x02 \x01(\x08\x12\x17\n\x0f\x62\x61seline_run_id\x18\x03 \x01(\t\x12\x18\n\x10\x63\x61ndidate_run_id\x18\x04 \x01(\t*\xa5\x01\n\x0cRunEventType\x12\x1e\n\x1aRUN_EVENT_TYPE_UNSPECIFIED\x10\x00\x12\x1c\n\x18RUN_EVENT_TYPE_SUBMITTED\x10\x01\x12\x1b\n\x17RUN_EVENT_TYPE_PROGRESS\x10\x02\x12\x1c\n\x18RUN_EVENT_TYPE_COMPLETED\x10\x03\x12\x1c\n\x18RUN_EVENT_TYPE_CANCELLED\x10\x04\x32\xd9\x03\n\nRunService\x12L\n\tSubmitRun\x12\x1e.agenteval.v1.SubmitRunRequest\x1a\x1f.agenteval.v1.SubmitRunResponse\x12\x43\n\x06GetRun\x12\x1b.agenteval.v1.GetRunRequest\x1a\x1c.agenteval.v1.GetRunResponse\x12I\n\x08ListRuns\x12\x1d.agenteval.v1.ListRunsRequest\x1a\x1e.agenteval.v1.ListRunsResponse\x12L\n\tCancelRun\x12\x1e.agenteval.v1.CancelRunRequest\x1a\x1f.agenteval.v1.CancelRunResponse\x12K\n\x08WatchRun\x12\x1d.agenteval.v1.WatchRunRequest\x1a\x1e.agenteval.v1.WatchRunResponse0\x01\x12R\n\x0b\x43ompareRuns\x12 .agenteval.v1.CompareRunsRequest\x1a!.agenteval.v1.CompareRunsResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'agenteval.v1.runner_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_RUNEVENTTYPE']._serialized_start=1359
-  _globals['_RUNEVENTTYPE']._serialized_end=1524
-  _globals['_RUN']._serialized_start=71
-  _globals['_RUN']._serialized_end=342
-  _globals['_SUBMITRUNREQUEST']._serialized_start=345
-  _globals['_SUBMITRUNREQUEST']._serialized_end=520
-  _globals['_SUBMITRUNRESPONSE']._serialized_start=522
-  _globals['_SUBMITRUNRESPONSE']._serialized_end=573
-  _globals['_GETRUNREQUEST']._serialized_start=575
-  _globals['_GETRUNREQUEST']._serialized_end=606
-  _globals['_GETRUNRESPONSE']._serialized_start=608
-  _globals['_GETRUNRESPONSE']._serialized_end=656
-  _globals['_LISTRUNSREQUEST']._serialized_start=658
-  _globals['_LISTRUNSREQUEST']._serialized_end=728
-  _globals['_LISTRUNSRESPONSE']._serialized_start=730
-  _globals['_LISTRUNSRESPONSE']._serialized_end=781
-  _globals['_CANCELRUNREQUEST']._serialized_start=783
-  _globals['_CANCELRUNREQUEST']._serialized_end=817
-  _globals['_CANCELRUNRESPONSE']._serialized_start=819
-  _globals['_CANCELRUNRESPONSE']._serialized_end=870
-  _globals['_WATCHRUNREQUEST']._serialized_start=872
-  _globals['_WATCHRUNREQUEST']._serialized_end=905
-  _globals['_WATCHRUNRESPONSE']._serialized_start=908
-  _globals['_WATCHRUNRESPONSE']._serialized_end=1114
-  _globals['_COMPARERUNSREQUEST']._serialized_start=1116
-  _globals['_COMPARERUNSREQUEST']._serialized_end=1241
-  _globals['_COMPARERUNSRESPONSE']._serialized_start=1243
-  _globals['_COMPARERUNSRESPONSE']._serialized_end=1356
-  _globals['_RUNSERVICE']._serialized_start=1527
-  _globals['_RUNSERVICE']._serialized_end=2000
+  _globals['_RUNEVENTTYPE']._serialized_start=1419
+  _globals['_RUNEVENTTYPE']._serialized_end=1584
+  _globals['_RUN']._serialized_start=97
+  _globals['_RUN']._serialized_end=368
+  _globals['_SUBMITRUNREQUEST']._serialized_start=371
+  _globals['_SUBMITRUNREQUEST']._serialized_end=580
+  _globals['_SUBMITRUNRESPONSE']._serialized_start=582
+  _globals['_SUBMITRUNRESPONSE']._serialized_end=633
+  _globals['_GETRUNREQUEST']._serialized_start=635
+  _globals['_GETRUNREQUEST']._serialized_end=666
+  _globals['_GETRUNRESPONSE']._serialized_start=668
+  _globals['_GETRUNRESPONSE']._serialized_end=716
+  _globals['_LISTRUNSREQUEST']._serialized_start=718
+  _globals['_LISTRUNSREQUEST']._serialized_end=788
+  _globals['_LISTRUNSRESPONSE']._serialized_start=790
+  _globals['_LISTRUNSRESPONSE']._serialized_end=841
+  _globals['_CANCELRUNREQUEST']._serialized_start=843
+  _globals['_CANCELRUNREQUEST']._serialized_end=877
+  _globals['_CANCELRUNRESPONSE']._serialized_start=879
+  _globals['_CANCELRUNRESPONSE']._serialized_end=930
+  _globals['_WATCHRUNREQUEST']._serialized_start=932
+  _globals['_WATCHRUNREQUEST']._serialized_end=965
+  _globals['_WATCHRUNRESPONSE']._serialized_start=968
+  _globals['_WATCHRUNRESPONSE']._serialized_end=1174
+  _globals['_COMPARERUNSREQUEST']._serialized_start=1176
+  _globals['_COMPARERUNSREQUEST']._serialized_end=1301
+  _globals['_COMPARERUNSRESPONSE']._serialized_start=1303
+  _globals['_COMPARERUNSRESPONSE']._serialized_end=1416
+  _globals['_RUNSERVICE']._serialized_start=1587
+  _globals['_RUNSERVICE']._serialized_end=2060
 # @@protoc_insertion_point(module_scope)

@@ -8,38 +8,20 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager
 from typing import Any
 
-from pydantic import ValidationError
-
+from agenteval.contracts import pb
 from agenteval.contracts.errors import InvalidArgument
 from agenteval.contracts.events import RunCompleted
-from agenteval.contracts.pb import RUN_STATUS_TO_PB, summary_to_pb
-from agenteval.contracts.suite import Suite
+from agenteval.contracts.pb import summary_to_pb
 from agenteval.runner.repository import RunRecord
 from agenteval.runner.service import RunnerService, SubmitRunInput
-from agenteval.v1 import common_pb2, runner_pb2, runner_pb2_grpc
+from agenteval.v1 import runner_pb2, runner_pb2_grpc
 
 # (subjects) -> async context manager yielding a queue of (subject, payload dict)
 Watcher = Callable[[list[str]], AbstractAsyncContextManager[asyncio.Queue[tuple[str, dict[str, Any]]]]]
 
 
 def run_to_pb(rec: RunRecord) -> runner_pb2.Run:
-    msg = runner_pb2.Run(
-        run_id=rec.run_id,
-        suite=rec.suite,
-        agent=rec.agent,
-        agent_version=rec.agent_version,
-        k=rec.k or 0,
-        status=RUN_STATUS_TO_PB.get(rec.status, common_pb2.RUN_STATUS_UNSPECIFIED),
-        trials_total=rec.trials_total,
-        trials_graded=rec.trials_graded,
-        created_at=rec.created_at.isoformat(),
-        completed_at=rec.completed_at.isoformat() if rec.completed_at else "",
-        error=rec.error or "",
-    )
-    summary = rec.summary
-    if summary is not None:
-        msg.summary.CopyFrom(summary_to_pb(summary))
-    return msg
+    return pb.run_to_pb(rec.info())
 
 
 class RunServicer(runner_pb2_grpc.RunServiceServicer):
@@ -50,10 +32,9 @@ class RunServicer(runner_pb2_grpc.RunServiceServicer):
     async def SubmitRun(
         self, request: runner_pb2.SubmitRunRequest, context: Any
     ) -> runner_pb2.SubmitRunResponse:
-        try:
-            suite = Suite.model_validate_json(request.suite_json)
-        except ValidationError as exc:
-            raise InvalidArgument(f"suite_json is not a valid suite: {exc}") from None
+        if not request.HasField("suite"):
+            raise InvalidArgument("suite is not set")
+        suite = pb.suite_from_pb(request.suite)
         rec = await self.service.submit(
             SubmitRunInput(
                 suite=suite,
