@@ -1,17 +1,14 @@
-"""Run, case and tag statistics."""
+"""Run, case and tag statistics.
+
+A run's summary has a row per case (thousands in a large suite) and clients read it on every
+GetRun, so pydantic reads the message's attributes itself (``from_attributes``): several times
+faster than going through ``MessageToDict``'s JSON form, and map keys stay integers.
+"""
 
 from __future__ import annotations
 
-from typing import Any
-
-from google.protobuf.json_format import MessageToDict
-
 from agenteval.contracts.summary import CaseSummary, LatencySummary, RunSummary
 from agenteval.v1 import common_pb2
-
-
-def _to_dict(msg: Any) -> dict[str, Any]:
-    return MessageToDict(msg, preserving_proto_field_name=True, always_print_fields_with_no_presence=True)
 
 
 def latency_to_pb(lat: LatencySummary) -> common_pb2.LatencySummary:
@@ -19,7 +16,7 @@ def latency_to_pb(lat: LatencySummary) -> common_pb2.LatencySummary:
 
 
 def latency_from_pb(msg: common_pb2.LatencySummary) -> LatencySummary:
-    return LatencySummary.model_validate(_to_dict(msg))
+    return LatencySummary.model_validate(msg, from_attributes=True)
 
 
 def case_summary_to_pb(c: CaseSummary) -> common_pb2.CaseSummary:
@@ -29,7 +26,7 @@ def case_summary_to_pb(c: CaseSummary) -> common_pb2.CaseSummary:
 
 
 def case_summary_from_pb(m: common_pb2.CaseSummary) -> CaseSummary:
-    return CaseSummary.model_validate(_to_dict(m))
+    return CaseSummary.model_validate(m, from_attributes=True)
 
 
 def summary_to_pb(s: RunSummary) -> common_pb2.RunSummary:
@@ -46,5 +43,4 @@ def summary_to_pb(s: RunSummary) -> common_pb2.RunSummary:
 
 
 def summary_from_pb(m: common_pb2.RunSummary) -> RunSummary:
-    """Map keys come back as strings from JSON form; the pydantic models make them ints again."""
-    return RunSummary.model_validate(_to_dict(m))
+    return RunSummary.model_validate(m, from_attributes=True)
