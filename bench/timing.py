@@ -38,16 +38,14 @@ def cpu_by_pid(processes: list[StackProcess]) -> dict[int, float]:
 
 async def _stored(client: Any, run_id: str, trials: int) -> None:
     """Wait until the runner has the run completed and the store holds every trial."""
-    from agenteval.v1 import common_pb2, transcripts_pb2
+    from agenteval.v1 import transcripts_pb2
 
     while True:
-        listed = await client.transcripts.ListTrials(
+        # The raw call counts stored trials without fetching them (the typed client lists them).
+        listed = await client._stubs.transcripts.ListTrials(
             transcripts_pb2.ListTrialsRequest(run_id=run_id, limit=1, summary_only=True)
         )
-        if (
-            listed.total >= trials
-            and (await client.get_run(run_id)).status == common_pb2.RUN_STATUS_COMPLETED
-        ):
+        if listed.total >= trials and (await client.get_run(run_id)).status == "completed":
             return
         await asyncio.sleep(0.01)
 

@@ -13,7 +13,6 @@ import pytest
 from agenteval.cli.stack import EmbeddedStack
 from agenteval.contracts.suite import Suite
 from agenteval.sdk import Client
-from agenteval.v1 import runner_pb2
 from tests.fixtures.labeled_datasets import DATASETS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -149,8 +148,8 @@ async def test_import_generate_test_and_grade_offline(tmp_path: Path) -> None:
         assert "case 'old': grader 'eval:tool_errors@7': no saved eval 'tool_errors' version 7" in flat, err
         assert "'ok'" not in flat and "Traceback" not in err, err
         async with Client(stack.target) as client:
-            runs = await client.runs.ListRuns(runner_pb2.ListRunsRequest(suite="uses-missing-evals"))
-        assert list(runs.runs) == []
+            runs = await client.list_runs(suite="uses-missing-evals")
+        assert runs == []
 
 
 async def test_generate_rejects_bad_requests(tmp_path: Path) -> None:

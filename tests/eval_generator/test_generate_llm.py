@@ -9,7 +9,6 @@ from pathlib import Path
 from agenteval.cli.stack import EmbeddedStack
 from agenteval.sdk import Client
 from agenteval.v1 import eval_generator_pb2 as pb
-from agenteval.v1 import transcripts_pb2
 from tests.fakes.anthropic_server import FakeAnthropicServer, text_reply, tool_use_reply
 from tests.fixtures.labeled_datasets import DATASETS
 
@@ -43,29 +42,27 @@ async def test_generate_with_claude_through_the_service(
         text_reply(f"Final version:\n```python\n{CODE}\n```"),
     )
     async with EmbeddedStack(tmp_path / "data") as stack, Client(stack.target) as client:
-
-        async def chunks():
-            yield transcripts_pb2.ImportTracesRequest(dataset="prod", format="jsonl", chunk=lines.encode())
-
-        imported = await client.transcripts.ImportTraces(chunks())
+        imported = await client.import_traces("prod", lines.encode(), format="jsonl")
         assert imported.imported == 120
         events = [
             ev
-            async for ev in client.evals.GenerateEval(
+            async for ev in client._stubs.evals.GenerateEval(
                 pb.GenerateEvalRequest(name="llm_errors", dataset="prod", method="llm", seed=1)
             )
         ]
+        saved = await client.get_eval("llm_errors")
     kinds = [pb.GenerateEventType.Name(e.type) for e in events]
     assert "GENERATE_EVENT_TYPE_TOOL_CALLED" in kinds and "GENERATE_EVENT_TYPE_TEST_RESULT" in kinds
-    saved = events[-1].eval
-    assert kinds[-1] == "GENERATE_EVENT_TYPE_SAVED"
+    assert kinds[-1] == "GENERATE_EVENT_TYPE_SAVED" and events[-1].eval.version == saved.version
     assert saved.generator == "claude-sonnet-4-5" and "def eval_llm_errors" in saved.code
     assert saved.holdout_accuracy > 0.7 and saved.train_accuracy > 0.7
     # the model only ever saw training traces
-    split = json.loads(saved.split_json)
+    split = saved.split
+    assert split is not None and split.seed == 1 and split.holdout_fraction == 0.3
+    assert len(split.train) + len(split.holdout) == 120 and not set(split.train) & set(split.holdout)
     first = anthropic_env.message_requests[1]  # the request after fetch_traces carries its result
     shown = json.dumps(first.messages)
-    assert not any(f'"{tid}"' in shown for tid in split["holdout"])
+    assert not any(f'"{tid}"' in shown for tid in split.holdout)
 
 
 async def test_model_code_that_cannot_run_gives_way_to_the_synthesizers(
@@ -79,14 +76,10 @@ async def test_model_code_that_cannot_run_gives_way_to_the_synthesizers(
     forbidden = "import socket\n\ndef eval_llm_errors(trace, ctx=None):\n    return 1.0, 'fine'\n"
     anthropic_env.enqueue(text_reply(f"Done:\n```python\n{forbidden}```"))
     async with EmbeddedStack(tmp_path / "data") as stack, Client(stack.target) as client:
-
-        async def chunks():
-            yield transcripts_pb2.ImportTracesRequest(dataset="prod", format="jsonl", chunk=lines.encode())
-
-        await client.transcripts.ImportTraces(chunks())
+        await client.import_traces("prod", lines.encode(), format="jsonl")
         events = [
             ev
-            async for ev in client.evals.GenerateEval(
+            async for ev in client._stubs.evals.GenerateEval(
                 pb.GenerateEvalRequest(name="llm_errors", dataset="prod", method="llm")
             )
         ]

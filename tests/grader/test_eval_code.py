@@ -14,7 +14,7 @@ from agenteval.cli.stack import EmbeddedStack
 from agenteval.contracts.errors import InvalidArgument
 from agenteval.grader.eval_code import EvalCodeTester
 from agenteval.sandbox import SandboxPool
-from agenteval.sdk import Client
+from agenteval.sdk import Client, LabeledTrace, Trace
 from agenteval.v1 import grader_pb2
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -96,23 +96,24 @@ async def test_bad_request_options_are_invalid_arguments(
 
 
 async def test_test_eval_code_over_grpc(tmp_path: Path) -> None:
-    to_pb = {"positive": grader_pb2.LABEL_POSITIVE, "negative": grader_pb2.LABEL_NEGATIVE}
-    request = grader_pb2.TestEvalCodeRequest(
-        code=CODE,
-        traces=[
-            grader_pb2.LabeledTrace(trace_id=i, trace_json=json.dumps(t), label=to_pb[lab])
-            for i, t, lab in LABELED
-        ],
-    )
+    labeled = [LabeledTrace(trace_id=i, trace=Trace.from_eval_dict(t), label=lab) for i, t, lab in LABELED]
     async with EmbeddedStack(tmp_path / "d") as stack, Client(stack.target) as client:
-        resp = await client.grader.TestEvalCode(request)
-        bad = grader_pb2.TestEvalCodeRequest(code=CODE, traces=request.traces, allowed_imports=["os.path"])
-        with pytest.raises(grpc.aio.AioRpcError) as exc:
-            await client.grader.TestEvalCode(bad)
-    assert (resp.total, resp.correct, resp.incorrect, resp.errors) == (5, 3, 1, 1)
-    assert {m.trace_id for m in resp.mismatches} == {"mislabeled", "raises"}
-    assert exc.value.code() == grpc.StatusCode.INVALID_ARGUMENT, exc.value
-    assert "os.path" in (exc.value.details() or "")
+        report = await client.test_eval_code(CODE, labeled)
+        with pytest.raises(InvalidArgument) as exc:
+            await client.test_eval_code(CODE, labeled, allowed_imports=["os.path"])
+        # A raw client that leaves a trace out is told which one.
+        missing = grader_pb2.TestEvalCodeRequest(
+            code=CODE, traces=[grader_pb2.LabeledTrace(trace_id="t0", label=grader_pb2.LABEL_POSITIVE)]
+        )
+        with pytest.raises(grpc.aio.AioRpcError) as raw:
+            await client._stubs.grader.TestEvalCode(missing)
+    assert (report.total, report.correct, report.incorrect, report.errors) == (5, 3, 1, 1)
+    assert {m.trace_id for m in report.mismatches} == {"mislabeled", "raises"}
+    wrong = next(m for m in report.mismatches if m.trace_id == "mislabeled")
+    assert (wrong.expected, wrong.predicted, wrong.score) == ("positive", "negative", 0.0)
+    assert "os.path" in str(exc.value)
+    assert raw.value.code() == grpc.StatusCode.INVALID_ARGUMENT, raw.value
+    assert "traces[0] (t0): trace is not set" in (raw.value.details() or "")
 
 
 def test_cli_evals_check(tmp_path: Path) -> None:

@@ -7,7 +7,6 @@ import pytest
 
 from agenteval.contracts.suite import Suite
 from agenteval.sdk import Client
-from agenteval.v1 import common_pb2, transcripts_pb2
 from tests.integration.test_distributed import topology  # noqa: F401 - fixture
 
 SUITE = Suite.model_validate(
@@ -36,12 +35,13 @@ async def test_odd_values_end_their_trials_and_the_run_completes_on_postgres(top
         assert (cases["normal"].passes, cases["huge"].passes) == (2, 2)
         assert cases["huge"].input_tokens == 2 * 3_000_000_000
         assert (cases["impossible"].passes, cases["impossible"].errors) == (0, 2)
-        assert (await client.get_run(run.run_id)).status == common_pb2.RUN_STATUS_COMPLETED
+        assert (await client.get_run(run.run_id)).status == "completed"
 
         trials = [t for ev in events for t in ev.trials if t.case_id == "impossible"]
         assert {t.error_code for t in trials} == {"bad_agent_output"}
         assert all("2**63-1" in t.error_message for t in trials)
     async with Client(addrs["transcript_store"]) as store:
         stored = await store.trials(run.run_id, case_id="impossible")
-        assert len(stored) == 2 and all(t.status == common_pb2.TRIAL_STATUS_ERROR for t in stored)
-        assert all(isinstance(t, transcripts_pb2.Trial) for t in stored)
+        assert len(stored) == 2 and all(t.status == "error" for t in stored)
+        assert all(t.trace is not None and t.trace.error is not None for t in stored)
+        assert {t.trace.error.code for t in stored if t.trace and t.trace.error} == {"bad_agent_output"}

@@ -17,7 +17,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from agenteval.contracts.suite import Suite
 from agenteval.runtime.nats_server import free_port
 from agenteval.sdk import Client
-from agenteval.v1 import common_pb2, runner_pb2, transcripts_pb2, transcripts_pb2_grpc
+from agenteval.v1 import runner_pb2
 
 ROOT = Path(__file__).resolve().parents[2]
 # The suite store first: the runners are told where it listens.
@@ -109,15 +109,14 @@ async def test_run_across_processes_with_two_runner_replicas(topology) -> None:
         assert events[-1].summary.trials == 40 and events[-1].summary.passes == 40
         assert await eventually_completed(runners[1], run.run_id)
 
-    async with grpc.aio.insecure_channel(addrs["transcript_store"]) as ch:
-        stub = transcripts_pb2_grpc.TranscriptServiceStub(ch)
+    async with Client(addrs["transcript_store"]) as store:
         for _ in range(100):  # the store consumes trial.completed on its own pace
-            resp = await stub.ListTrials(transcripts_pb2.ListTrialsRequest(run_id=run.run_id, limit=100))
-            if resp.total == 40 and all(t.trace_json for t in resp.trials):
+            trials = await store.trials(run.run_id, limit=100)
+            if len(trials) == 40 and all(t.trace for t in trials):
                 break
             await asyncio.sleep(0.05)
-        assert resp.total == 40
-        assert all(t.trace_json for t in resp.trials), "some transcripts were never stored"
+        assert len(trials) == 40
+        assert all(t.trace for t in trials), "some transcripts were never stored"
 
 
 async def test_a_stored_suite_runs_by_name_on_runners_that_ask_the_suite_store(topology) -> None:
@@ -148,7 +147,7 @@ async def eventually_completed(target: str, run_id: str) -> bool:
     """The runner records completion from run.completed, a moment after watchers see it."""
     async with Client(target) as client:
         for _ in range(100):
-            if (await client.get_run(run_id)).status == common_pb2.RUN_STATUS_COMPLETED:
+            if (await client.get_run(run_id)).status == "completed":
                 return True
             await asyncio.sleep(0.05)
     return False
@@ -156,8 +155,6 @@ async def eventually_completed(target: str, run_id: str) -> bool:
 
 async def test_a_runs_concurrency_limit_holds_across_runner_replicas(topology) -> None:
     """Each replica could run the limit on its own; the run's window keeps the total to it."""
-    import json
-
     addrs, runners, _ = topology
     suite = Suite.model_validate(
         {"name": "limited", "cases": [{"id": f"c{i}", "input": "x"} for i in range(20)]}
@@ -166,14 +163,14 @@ async def test_a_runs_concurrency_limit_holds_across_runner_replicas(topology) -
         run = await client.submit(suite, agent="python:tests.agents:timed_nap", k=3, concurrency=4)
         events = [ev async for ev in client.watch(run.run_id)]
         assert events[-1].summary.trials == 60 and events[-1].summary.passes == 60
-    async with grpc.aio.insecure_channel(addrs["transcript_store"]) as ch:
-        stub = transcripts_pb2_grpc.TranscriptServiceStub(ch)
+    async with Client(addrs["transcript_store"]) as store:
         for _ in range(100):
-            resp = await stub.ListTrials(transcripts_pb2.ListTrialsRequest(run_id=run.run_id, limit=100))
-            if resp.total == 60 and all(t.trace_json for t in resp.trials):
+            trials = await store.trials(run.run_id, limit=100)
+            if len(trials) == 60 and all(t.trace for t in trials):
                 break
             await asyncio.sleep(0.05)
-    spans = [json.loads(t.trace_json)["metadata"] for t in resp.trials]
+    spans = [t.trace.metadata for t in trials if t.trace is not None]
+    assert len(spans) == 60, "some transcripts were never stored"
     edges = sorted([(m["started"], 1) for m in spans] + [(m["ended"], -1) for m in spans])
     running = most = 0
     for _, step in edges:

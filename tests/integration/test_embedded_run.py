@@ -3,18 +3,16 @@
 from __future__ import annotations
 
 import asyncio
-import json
 
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from agenteval.cli.stack import EmbeddedStack
-from agenteval.contracts.pb import TRIAL_STATUS_FROM_PB
+from agenteval.contracts import pb
 from agenteval.contracts.suite import Suite
-from agenteval.contracts.trace import Trace
-from agenteval.sdk import Client
-from agenteval.v1 import common_pb2, runner_pb2
+from agenteval.sdk import Client, InvalidArgument, NotFound
+from agenteval.v1 import runner_pb2
 
 SUITE = Suite.model_validate(
     {
@@ -60,17 +58,19 @@ async def test_suite_runs_through_all_services(stack: EmbeddedStack) -> None:
 
         for _ in range(100):  # the runner records completion a moment after watchers see it
             run = await client.get_run(run_id)
-            if run.status == common_pb2.RUN_STATUS_COMPLETED:
+            if run.status == "completed":
                 break
             await asyncio.sleep(0.05)
-        assert run.status == common_pb2.RUN_STATUS_COMPLETED and run.trials_graded == 12
+        assert run.status == "completed" and run.trials_graded == 12
+        assert run.summary == summary and run.created_at is not None and run.k == 4
 
         trials = await client.trials(run_id)
         assert len(trials) == 12
         assert {t.trial_id for t in trials} == {f"{run_id}/{c}/{i}" for c in cases for i in range(4)}
-        stored = Trace.model_validate_json(next(t for t in trials if t.case_id == "shout").trace_json)
+        stored = next(t for t in trials if t.case_id == "shout").trace
+        assert stored is not None
         assert stored.output == "ANSWER: HELLO" and stored.tool_calls[0].name == "lookup"
-        assert all(TRIAL_STATUS_FROM_PB[t.status] == "ok" for t in trials)
+        assert all(t.status == "ok" for t in trials)
 
 
 async def test_failing_agents_give_error_and_timeout_trials_not_a_crashed_run(stack: EmbeddedStack) -> None:
@@ -79,8 +79,9 @@ async def test_failing_agents_give_error_and_timeout_trials_not_a_crashed_run(st
         summary = await client.summary(run_id)
         assert summary is not None and summary.errors == 6 and summary.passes == 0
         trials = await client.trials(run_id)
-        trace = json.loads(trials[0].trace_json)
-        assert trace["status"] == "error" and "the agent broke" in trace["error"]["message"]
+        trace = trials[0].trace
+        assert trace is not None and trace.status == "error"
+        assert trace.error is not None and "the agent broke" in trace.error.message
 
         run_id, _ = await run_to_completion(client, agent="python:tests.agents:slow", k=1, timeout_s=0.2)
         summary = await client.summary(run_id)
@@ -89,13 +90,22 @@ async def test_failing_agents_give_error_and_timeout_trials_not_a_crashed_run(st
 
 async def test_bad_submissions_are_rejected_with_reasons(stack: EmbeddedStack) -> None:
     async with Client(stack.target) as client:
-        with pytest.raises(grpc.aio.AioRpcError) as exc:
+        with pytest.raises(InvalidArgument, match="missing"):
             await client.submit(SUITE, agent="python:tests.agents:missing")
-        assert exc.value.code() == grpc.StatusCode.INVALID_ARGUMENT
-        assert "missing" in exc.value.details()
-        with pytest.raises(grpc.aio.AioRpcError) as exc:
+        with pytest.raises(NotFound):
             await client.get_run("run-nope")
-        assert exc.value.code() == grpc.StatusCode.NOT_FOUND
+        # A client in another language sends a suite the models refuse: told which field.
+        bad = pb.suite_to_pb(SUITE)
+        bad.cases[1].initial_state_json = "[1, 2]"
+        with pytest.raises(grpc.aio.AioRpcError) as exc:
+            await client._stubs.runs.SubmitRun(runner_pb2.SubmitRunRequest(suite=bad, agent="python:x:y"))
+        assert exc.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert "suite.cases[1].initial_state_json: must be a JSON object" in (exc.value.details() or "")
+        with pytest.raises(grpc.aio.AioRpcError) as exc:
+            await client._stubs.runs.SubmitRun(runner_pb2.SubmitRunRequest(agent="python:x:y"))
+        assert (
+            exc.value.code() == grpc.StatusCode.INVALID_ARGUMENT and exc.value.details() == "suite is not set"
+        )
 
 
 async def test_health_and_reflection_are_served(stack: EmbeddedStack) -> None:

@@ -58,13 +58,14 @@ async def test_a_multi_megabyte_transcript_is_graded_and_stored_whole(tmp_path: 
         # consumer (here fetching megabytes from the bucket), so it may finish a moment later.
         async with asyncio.timeout(30):
             while len(trials := await client.trials(run.run_id)) < 2 or not all(
-                t.trace_json and t.HasField("passed") for t in trials
+                t.trace is not None and t.passed is not None for t in trials
             ):
                 await asyncio.sleep(0.05)
         for t in trials:
             failed = [(g.name, g.explanation) for g in t.grades if not g.passed]
             assert t.passed, f"graders saw a cut transcript: {failed}"
-            stored = Trace.model_validate_json(t.trace_json)
+            stored = t.trace
+            assert stored is not None
             assert "truncated" not in stored.metadata and "full_trace_unavailable" not in stored.metadata
             [call] = stored.tool_calls
             assert call.result == "filler line\n" * 250_000 + "order total: 987654.32\n"

@@ -71,7 +71,9 @@ async def test_a_stored_suite_runs_by_name_and_version_and_the_run_records_it(cl
     await finished(client, inline)
 
     # Runs of one version, by its digest (or a prefix of it).
-    listed = await client.runs.ListRuns(runner_pb2.ListRunsRequest(suite_version=v1.digest[:10], limit=50))
+    listed = await client._stubs.runs.ListRuns(
+        runner_pb2.ListRunsRequest(suite_version=v1.digest[:10], limit=50)
+    )
     assert {r.suite_version for r in listed.runs} == {v1.digest} and len(listed.runs) == 3
     fetched = await client.get_run(run.run_id)
     assert (fetched.suite_version, fetched.suite_version_number) == (v1.digest, 1)
@@ -95,11 +97,13 @@ async def test_a_stored_suite_that_is_not_there_or_a_bad_request_is_refused(clie
     assert "no case of suite 'stored' has any of the tags ['nope']" in (info.value.details() or "")
     both = runner_pb2.SubmitRunRequest(suite_json=SUITE.model_dump_json(), suite_ref="stored")
     with pytest.raises(grpc.aio.AioRpcError) as info:
-        await client.runs.SubmitRun(both)
+        await client._stubs.runs.SubmitRun(both)
     assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT and "not both" in (
         info.value.details() or ""
     )
     with pytest.raises(grpc.aio.AioRpcError) as info:
-        await client.runs.ListRuns(runner_pb2.ListRunsRequest(suite_version="xyz"))
+        await client._stubs.runs.ListRuns(runner_pb2.ListRunsRequest(suite_version="xyz"))
     assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT
-    assert not (await client.runs.ListRuns(runner_pb2.ListRunsRequest())).runs, "a refused run was stored"
+    assert not (await client._stubs.runs.ListRuns(runner_pb2.ListRunsRequest())).runs, (
+        "a refused run was stored"
+    )

@@ -16,7 +16,7 @@ from agenteval.contracts.suite import Suite
 from agenteval.reports import comparison_report
 from agenteval.sdk import Client
 from agenteval.stats import plan_trials, planning_rates
-from agenteval.v1 import common_pb2, runner_pb2
+from agenteval.v1 import runner_pb2
 from tests.reports.agents import BROKEN
 from tests.reports.tables import markdown_tables, terminal_tables
 
@@ -52,7 +52,7 @@ async def _run(client: Client, agent: str, version: str, seed: int) -> str:
     # The runner records completion a moment after watchers see it; labels resolve to
     # completed runs only.
     for _ in range(200):
-        if (await client.get_run(run.run_id)).status == common_pb2.RUN_STATUS_COMPLETED:
+        if (await client.get_run(run.run_id)).status == "completed":
             return run.run_id
         await asyncio.sleep(0.05)
     raise AssertionError(f"run {run.run_id} of {agent} did not complete")
@@ -75,7 +75,7 @@ async def world(tmp_path_factory: pytest.TempPathFactory):
 
 async def _compare(world: World, baseline: str, candidate: str) -> runner_pb2.CompareRunsResponse:
     async with Client(world.target) as client:
-        return await client.runs.CompareRuns(
+        return await client._stubs.runs.CompareRuns(
             runner_pb2.CompareRunsRequest(baseline=baseline, candidate=candidate)
         )
 

@@ -88,6 +88,53 @@ async def test_run_cancelled_reaches_every_replica_through_a_plain_subscription(
     assert "r9" in service.cancelled
 
 
+async def test_run_cancelled_is_not_answered_on_the_publishers_ack_inbox(
+    nats_url: str, bus_prefix: str
+) -> None:
+    """run.cancelled goes to the stream with the ack inbox as reply subject: a subscriber that
+    answered there (FastStream answers by default) made CancelRun fail with "no stream
+    acknowledged the message" whenever its empty answer beat the stream's ack."""
+    import asyncio
+
+    import nats
+
+    subjects = Subjects(bus_prefix)
+    broker = NatsBroker(nats_url, logger=None)
+    service = RunnerService(NoRepo(), RunnerSettings(), subjects, Recorder())
+    runner_handlers.register(broker, service)
+    bus._batch_specs.pop(id(broker), None)
+    nc = await nats.connect(nats_url)
+    try:
+        async with broker:
+            await broker.start()
+            broker_nc = broker.config.broker_config.connection_state.connection
+
+            def cancel(run_id: str) -> bytes:
+                return (
+                    RunCancelled(event_id=f"run.cancelled:{run_id}", run_id=run_id).model_dump_json().encode()
+                )
+
+            async with asyncio.timeout(10):  # until the subscription is live at the server
+                while "r0" not in service.cancelled:
+                    await nc.publish(subjects.run_cancelled, cancel("r0"))
+                    await asyncio.sleep(0.05)
+            inbox = nc.new_inbox()
+            answers = await nc.subscribe(inbox)
+            await nc.publish(subjects.run_cancelled, cancel("r1"), reply=inbox)
+            await nc.publish(subjects.run_cancelled, cancel("r2"))
+            async with asyncio.timeout(10):
+                while "r2" not in service.cancelled:
+                    await asyncio.sleep(0.01)
+            # r1 was handled (and any answer to it sent) before r2; both flushes order the
+            # server's delivery of that answer before this point.
+            await broker_nc.flush()
+            await nc.flush()
+            assert "r1" in service.cancelled
+            assert answers.pending_msgs == 0, "the run.cancelled subscriber answered the publisher's inbox"
+    finally:
+        await nc.close()
+
+
 async def test_run_submitted_handler_expands_into_deduplicated_trials() -> None:
     broker = NatsBroker()
     sent = Recorder()

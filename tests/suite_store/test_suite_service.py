@@ -66,7 +66,7 @@ async def suites(db_url: str, tmp_path) -> AsyncIterator[Client]:  # type: ignor
 
 async def update(client: Client, text: str, name: str = "support", **kw) -> suites_pb2.UpdateSuiteResponse:  # type: ignore[no-untyped-def]
     req = suites_pb2.UpdateSuiteRequest(name=name, suite_yaml=text, allow_missing=True, **kw)
-    return await client.suites.UpdateSuite(req)
+    return await client._stubs.suites.UpdateSuite(req)
 
 
 async def invalid(call) -> str:  # type: ignore[no-untyped-def]

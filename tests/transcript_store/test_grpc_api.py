@@ -6,10 +6,11 @@ import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-import grpc
 import pytest
 
+from agenteval.contracts.errors import InvalidArgument, NotFound
 from agenteval.contracts.events import GradeRecord, TrialCompleted, TrialGraded
+from agenteval.contracts.records import TraceInfo
 from agenteval.contracts.suite import Case
 from agenteval.contracts.trace import Trace
 from agenteval.importers import LABEL_HELP
@@ -99,53 +100,48 @@ async def client(db_url: str) -> AsyncIterator[Client]:
 
 
 async def test_list_and_get_trials_explain_every_grade(client: Client) -> None:
-    trials = await client.trials("r1", summary_only=True)
+    trials = await client.trials("r1", with_traces=False)
     assert [t.trial_index for t in trials] == [0, 1, 2]
+    assert all(t.trace is None for t in trials), "summaries carry no transcript"
     first, second, ungraded = trials
-    assert first.HasField("passed") and first.passed and first.score == 1.0
+    assert first.passed is True and first.score == 1.0
     assert [g.name for g in first.grades] == ["tool_called", "llm_judge"]
     tool, judge = first.grades
-    assert json.loads(tool.params_json) == {"tool": "search"}
+    assert tool.params == {"tool": "search"}
     assert tool.passed and tool.score == 1.0 and tool.explanation == "search was called once"
-    assert tool.error == "" and tool.input_tokens == 0 and tool.cost_usd == 0.0
+    assert tool.error is None and tool.input_tokens == 0 and tool.cost_usd == 0.0
     assert judge.explanation == "the answer is polite"
     assert (judge.input_tokens, judge.output_tokens, judge.cost_usd) == (120, 30, 0.002)
 
-    assert second.HasField("passed") and not second.passed and second.score == 0.5
+    assert second.passed is False and second.score == 0.5
     failed = second.grades[1]
     assert not failed.passed and failed.score == 0.0
     assert failed.explanation == "the answer is rude" and failed.error == "judge timed out"
 
     # a trial not graded yet says so instead of looking failed
-    assert not ungraded.HasField("passed") and not ungraded.HasField("score") and not ungraded.grades
+    assert ungraded.passed is None and ungraded.score is None and not ungraded.grades
 
-    one = (await client.transcripts.GetTrial(transcripts_pb2.GetTrialRequest(trial_id="r1/c/1"))).trial
-    assert one.trace_json and [g.explanation for g in one.grades] == [
-        "search was called once",
-        "the answer is rude",
-    ]
-
-
-async def label(client: Client, label: str) -> transcripts_pb2.TraceSummary:
-    resp = await client.transcripts.LabelTrace(
-        transcripts_pb2.LabelTraceRequest(trace_id="id-0", dataset="prod", label=label)
-    )
-    return resp.trace
+    one = await client.trial("r1/c/1")
+    assert one.trace == completed(1).trace, "the stored transcript comes back as it was recorded"
+    assert [g.explanation for g in one.grades] == ["search was called once", "the answer is rude"]
+    with pytest.raises(NotFound, match="r1/c/9"):
+        await client.trial("r1/c/9")
 
 
-async def stored_label(client: Client) -> str:
-    resp = await client.transcripts.GetTrace(transcripts_pb2.GetTraceRequest(trace_id="id-0", dataset="prod"))
-    return resp.summary.label
+async def label(client: Client, label: str) -> TraceInfo:
+    return await client.label_trace("id-0", label, dataset="prod")
+
+
+async def stored_label(client: Client) -> str | None:
+    return (await client.trace("id-0", dataset="prod")).label
 
 
 @pytest.fixture
 async def labeled(client: Client) -> Client:
     """The store with dataset ``prod`` holding one trace, ``id-0``, labeled positive."""
     line = {"id": "id-0", "label": "positive", "trace": {"input": [{"role": "user", "content": "hi"}]}}
-    resp = await client.transcripts.ImportTraces(
-        iter([transcripts_pb2.ImportTracesRequest(dataset="prod", chunk=json.dumps(line).encode())])
-    )
-    assert resp.imported == 1, resp
+    report = await client.import_traces("prod", json.dumps(line).encode())
+    assert report.imported == 1, report
     return client
 
 
@@ -158,23 +154,31 @@ async def test_label_trace_accepts_the_label_synonyms_of_imports(labeled: Client
 
 async def test_label_trace_rejects_an_unknown_label_and_keeps_the_old_one(labeled: Client) -> None:
     for bogus in ("meh", ""):
-        with pytest.raises(grpc.aio.AioRpcError) as caught:
+        with pytest.raises(InvalidArgument) as caught:
             await label(labeled, bogus)
-        assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT, caught.value
-        assert LABEL_HELP in (caught.value.details() or ""), caught.value.details()
+        assert LABEL_HELP in str(caught.value), caught.value
         assert await stored_label(labeled) == "positive", f"label changed by a rejected {bogus!r}"
+
+
+async def test_an_imported_trace_comes_back_whole(labeled: Client) -> None:
+    [listed] = await labeled.traces("prod", with_traces=True)
+    got = await labeled.trace("id-0")
+    assert listed.trace == got.trace == Trace(input=[{"role": "user", "content": "hi"}])
+    assert got.label == "positive" and got.dataset == "prod"
+    [summary] = await labeled.traces("prod")
+    assert summary.trace is None and summary.dataset_version == 1
 
 
 async def test_generic_traces_import_whole_and_list_by_agent_and_rating(client: Client) -> None:
     """The shipped example, in every generic form, through ImportTraces; then ListTraces filters."""
-    resp = await client.transcripts.ImportTraces(
+    resp = await client._stubs.transcripts.ImportTraces(
         iter([transcripts_pb2.ImportTracesRequest(dataset="gen", chunk=EXAMPLE.read_bytes())])
     )
     assert (resp.format, list(resp.problems)) == ("generic", []), resp
     assert resp.imported == 8
 
     async def listed(**filters: str) -> tuple[list[str], int]:
-        page = await client.transcripts.ListTraces(
+        page = await client._stubs.transcripts.ListTraces(
             transcripts_pb2.ListTracesRequest(dataset="gen", limit=100, with_traces=True, **filters)
         )
         return sorted(t.trace_id for t in page.traces), page.total
@@ -189,7 +193,7 @@ async def test_generic_traces_import_whole_and_list_by_agent_and_rating(client: 
     assert (await listed())[1] == 8
 
     # the stored trace says where it came from, and holds each tool call once
-    got = await client.transcripts.GetTrace(
+    got = await client._stubs.transcripts.GetTrace(
         transcripts_pb2.GetTraceRequest(dataset="gen", trace_id="travel-004")
     )
     trace = json.loads(got.trace_json)

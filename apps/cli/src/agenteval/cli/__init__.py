@@ -11,7 +11,7 @@ import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar
 
 import grpc
 import typer
@@ -19,6 +19,9 @@ from pydantic import ValidationError
 from rich.console import Console
 
 from agenteval.contracts.errors import AgentEvalError
+
+if TYPE_CHECKING:
+    from agenteval.sdk import Client
 
 T = TypeVar("T")
 
@@ -45,7 +48,7 @@ Server = Annotated[
 JsonOut = Annotated[bool, typer.Option("--json", help="Print one JSON document instead of tables.")]
 
 
-def fail(message: str, code: int = 1) -> None:
+def fail(message: str, code: int = 1) -> NoReturn:
     err.print(f"[red]error:[/] {message}", highlight=False, soft_wrap=True)
     raise typer.Exit(code)
 
@@ -110,7 +113,7 @@ def settings_problem(exc: ValidationError) -> str | None:
 
 
 @asynccontextmanager
-async def connect(server: str | None, data_dir: Path) -> AsyncIterator[Any]:
+async def connect(server: str | None, data_dir: Path) -> AsyncIterator[Client]:
     """A client of ``server``, or of an embedded stack started for this command."""
     from agenteval.sdk import Client
 

@@ -5,14 +5,18 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+from collections.abc import Awaitable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from agenteval.cli import DataDir, JsonOut, Server, app, connect, err, fail, out, print_json, run_async
 from agenteval.cli.render import print_summary, summary_json
+
+if TYPE_CHECKING:
+    from agenteval.sdk import Client, RunInfo, RunSummary, TrialRecord
 
 SUITE_FILE_SUFFIXES = (".yaml", ".yml", ".json")
 
@@ -67,20 +71,22 @@ def run(
 
     async def go() -> dict:
         async with connect(server, data_dir) as client:
-            options = dict(
-                agent=agent or "",
-                k=k,
-                seed=seed,
-                concurrency=concurrency,
-                timeout_s=timeout or 0.0,
-                tags=tag or [],
-                agent_version=agent_version,
-            )
-            submitting = asyncio.ensure_future(
-                client.submit_stored(suite, **options)
-                if suite_obj is None
-                else client.submit(suite_obj, **options)
-            )
+
+            def submit() -> Awaitable[RunInfo]:
+                options: dict[str, Any] = dict(
+                    agent=agent or "",
+                    k=k,
+                    seed=seed,
+                    concurrency=concurrency,
+                    timeout_s=timeout or 0.0,
+                    tags=tag or [],
+                    agent_version=agent_version,
+                )
+                if suite_obj is None:
+                    return client.submit_stored(suite, **options)
+                return client.submit(suite_obj, **options)
+
+            submitting = asyncio.ensure_future(submit())
             run_pb = None
             try:
                 # Shielded: a Ctrl-C during the submit still learns the run's id, to cancel it.
@@ -127,7 +133,7 @@ async def _interrupted(client: Any, run_id: str, embedded: bool) -> None:
         err.print(f"run {run_id} goes on; `agent-eval cancel {run_id}` stops it")
 
 
-async def _follow(client, run_id: str, total: int, quiet: bool):  # type: ignore[no-untyped-def]
+async def _follow(client: Client, run_id: str, total: int, quiet: bool) -> RunSummary | None:
     """Show a live progress bar until the run completes; return its summary."""
     from agenteval.contracts.pb import summary_from_pb
     from agenteval.v1 import runner_pb2
@@ -216,28 +222,22 @@ def runs(
     """List runs, newest first."""
     from rich.table import Table
 
-    from agenteval.contracts.pb import RUN_STATUS_FROM_PB
-    from agenteval.v1 import runner_pb2
-
-    async def go():  # type: ignore[no-untyped-def]
+    async def go() -> list[RunInfo]:
         async with connect(server, data_dir) as client:
-            resp = await client.runs.ListRuns(
-                runner_pb2.ListRunsRequest(suite=suite or "", agent_version=agent_version or "", limit=limit)
-            )
-            return list(resp.runs)
+            return await client.list_runs(suite=suite, agent_version=agent_version, limit=limit)
 
     found = run_async(go)
-    rows = [
+    rows: list[dict[str, Any]] = [
         {
             "run_id": r.run_id,
             "suite": r.suite,
             "agent_version": r.agent_version,
             "suite_version": r.suite_version,
             "suite_version_number": r.suite_version_number,
-            "status": RUN_STATUS_FROM_PB.get(r.status, "unknown"),
+            "status": r.status,
             "trials": r.trials_total,
-            "pass_rate": r.summary.pass_rate if r.HasField("summary") else None,
-            "created_at": r.created_at,
+            "pass_rate": r.summary.pass_rate if r.summary is not None else None,
+            "created_at": r.created_at.isoformat() if r.created_at else "",
         }
         for r in found
     ]
@@ -268,7 +268,7 @@ def show(
 ) -> None:
     """Show a run's result table."""
 
-    async def go():  # type: ignore[no-untyped-def]
+    async def go() -> RunSummary | None:
         async with connect(server, data_dir) as client:
             return await client.summary(run_id)
 
@@ -293,38 +293,23 @@ def trials(
     from rich.markup import escape
     from rich.table import Table
 
-    from agenteval.contracts.pb import TRIAL_STATUS_FROM_PB
-
-    async def go():  # type: ignore[no-untyped-def]
+    async def go() -> list[TrialRecord]:
         async with connect(server, data_dir) as client:
             return await client.trials(run_id, case_id=case)
 
     found = run_async(go)
-    docs = [
+    docs: list[dict[str, Any]] = [
         {
             "trial_id": t.trial_id,
             "case_id": t.case_id,
             "trial_index": t.trial_index,
-            "status": TRIAL_STATUS_FROM_PB.get(t.status, "unknown"),
+            "status": t.status or "unknown",
             "latency_ms": t.latency_ms,
             # None until the trial is graded
-            "passed": t.passed if t.HasField("passed") else None,
-            "score": t.score if t.HasField("score") else None,
-            "grades": [
-                {
-                    "name": g.name,
-                    "params": json.loads(g.params_json) if g.params_json else {},
-                    "score": g.score,
-                    "passed": g.passed,
-                    "explanation": g.explanation,
-                    "error": g.error or None,
-                    "input_tokens": g.input_tokens,
-                    "output_tokens": g.output_tokens,
-                    "cost_usd": g.cost_usd,
-                }
-                for g in t.grades
-            ],
-            "trace": json.loads(t.trace_json) if t.trace_json else None,
+            "passed": t.passed,
+            "score": t.score,
+            "grades": [g.model_dump(mode="json") for g in t.grades],
+            "trace": t.trace.model_dump(mode="json") if t.trace is not None else None,
         }
         for t in found
     ]

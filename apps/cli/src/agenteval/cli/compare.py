@@ -135,7 +135,7 @@ def compare(
 
     async def go() -> Any:
         async with connect(server, data_dir) as client:
-            return await client.runs.CompareRuns(
+            return await client._stubs.runs.CompareRuns(
                 runner_pb2.CompareRunsRequest(
                     baseline=baseline,
                     candidate=candidate,
@@ -189,14 +189,12 @@ def _comparison_from(comparison_json: str, fail_on_new_errors: bool | None = Non
 
 async def _summary(server: str | None, data_dir: Path, run_id: str) -> RunSummary:
     from agenteval.contracts.errors import Conflict
-    from agenteval.contracts.pb import RUN_STATUS_FROM_PB, summary_from_pb
 
     async with connect(server, data_dir) as client:
         run = await client.get_run(run_id)
-        if not run.HasField("summary"):
-            status = RUN_STATUS_FROM_PB.get(run.status, "unknown")
-            raise Conflict(f"run {run_id} has no summary yet (status {status})")
-        return summary_from_pb(run.summary)
+        if run.summary is None:
+            raise Conflict(f"run {run_id} has no summary yet (status {run.status})")
+        return run.summary
 
 
 def _run_report_of(server: str | None, data_dir: Path, run_id: str, **plan: Any) -> RunReport:

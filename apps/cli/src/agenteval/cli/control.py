@@ -8,7 +8,6 @@ from typing import Annotated
 import typer
 
 from agenteval.cli import DataDir, JsonOut, Server, app, connect, err, print_json, run_async
-from agenteval.contracts.pb import RUN_STATUS_FROM_PB
 
 
 @app.command()
@@ -27,8 +26,8 @@ def cancel(
             after = await client.cancel_run(run_id)
             return {
                 "run_id": after.run_id,
-                "status": RUN_STATUS_FROM_PB.get(after.status, "unknown"),
-                "was": RUN_STATUS_FROM_PB.get(before.status, "unknown"),
+                "status": after.status,
+                "was": before.status,
             }
 
     result = run_async(go)

@@ -2,24 +2,27 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.table import Table
 
 from agenteval.cli import DataDir, JsonOut, Server, app, connect, fail, out, print_json, run_async
 
+if TYPE_CHECKING:
+    from agenteval.sdk import EvalCodeReport, EvalInfo, LabeledTrace
+
 evals_app = typer.Typer(help="Eval functions: check them on labeled traces.", no_args_is_help=True)
 app.add_typer(evals_app, name="evals")
 
 
-def read_labeled(path: Path) -> tuple[list[tuple[str, dict[str, Any], str]], list[str]]:
-    """Labeled traces from a file in any format ``traces import`` reads, as eval functions see them.
+def read_labeled(path: Path) -> tuple[list[LabeledTrace], list[str]]:
+    """Labeled traces from a file in any format ``traces import`` reads.
 
     Returns the traces and one problem per unreadable line (by line number) or unlabeled trace."""
     from agenteval.importers import UnknownTraceFormat, import_traces
+    from agenteval.sdk import LabeledTrace
 
     if not path.exists():
         fail(f"{path}: no such file", 2)
@@ -28,8 +31,10 @@ def read_labeled(path: Path) -> tuple[list[tuple[str, dict[str, Any], str]], lis
     except UnknownTraceFormat as exc:
         fail(f"{path}: {exc}", 2)
     # The same normalization as an import, so a file and a dataset of the same traces score alike.
-    traces: list[tuple[str, dict[str, Any], str]] = [
-        (t.trace_id, t.trace.to_eval_dict(), t.label) for t in result.traces if t.label is not None
+    traces = [
+        LabeledTrace(trace_id=t.trace_id, trace=t.trace, label=t.label)
+        for t in result.traces
+        if t.label is not None
     ]
     problems = [str(p) for p in result.problems]
     problems += [f"trace {t.trace_id}: no label" for t in result.traces if t.label is None]
@@ -53,50 +58,29 @@ def check(
     """Run an eval function in the sandbox on labeled traces; report accuracy and mismatches.
 
     Exits 0 when the code ran, whatever its accuracy."""
-    from agenteval.v1 import grader_pb2
-
     if not code_file.exists():
         fail(f"{code_file}: no such file", 2)
     code = code_file.read_text(encoding="utf-8")
     labeled, problems = read_labeled(traces)
     if not labeled:
         fail(f"{traces}: no labeled trace could be read" + (f" ({problems[0]})" if problems else ""), 2)
-    to_pb = {"positive": grader_pb2.LABEL_POSITIVE, "negative": grader_pb2.LABEL_NEGATIVE}
-    request = grader_pb2.TestEvalCodeRequest(
-        code=code,
-        allowed_imports=allow or [],
-        timeout_s=timeout,
-        traces=[
-            grader_pb2.LabeledTrace(trace_id=tid, trace_json=json.dumps(t), label=to_pb[lab])
-            for tid, t, lab in labeled
-        ],
-    )
 
-    async def go() -> Any:
+    async def go() -> EvalCodeReport:
         async with connect(server, data_dir) as client:
-            return await client.grader.TestEvalCode(request)
+            return await client.test_eval_code(
+                code, labeled, allowed_imports=allow or [], timeout_s=timeout or None
+            )
 
     resp = run_async(go)
-    name = {grader_pb2.LABEL_POSITIVE: "positive", grader_pb2.LABEL_NEGATIVE: "negative"}
-    doc = {
+    doc: dict[str, Any] = {
         "accuracy": resp.accuracy,
         "total": resp.total,
         "correct": resp.correct,
         "incorrect": resp.incorrect,
         "errors": resp.errors,
-        "code_error": resp.code_error or None,
+        "code_error": resp.code_error,
         "unreadable_lines": problems,
-        "mismatches": [
-            {
-                "trace_id": m.trace_id,
-                "expected": name.get(m.expected),
-                "predicted": name.get(m.predicted),
-                "score": m.score if not m.error else None,
-                "explanation": m.explanation,
-                "error": m.error or None,
-            }
-            for m in resp.mismatches
-        ],
+        "mismatches": [m.model_dump() for m in resp.mismatches],
     }
     if json_out:
         print_json(doc)
@@ -124,19 +108,9 @@ def check(
         raise typer.Exit(1)
 
 
-def _eval_doc(e: Any, with_code: bool = False) -> dict[str, Any]:
-    doc = {
-        "name": e.name,
-        "version": e.version,
-        "generator": e.generator,
-        "train_accuracy": e.train_accuracy,
-        "holdout_accuracy": e.holdout_accuracy,
-        "dataset": e.dataset,
-        "dataset_version": e.dataset_version,
-        "split": json.loads(e.split_json) if e.split_json else None,
-        "created_at": e.created_at,
-        "description": e.description,
-    }
+def _eval_doc(e: EvalInfo, with_code: bool = False) -> dict[str, Any]:
+    doc = e.model_dump(mode="json", exclude={"code"})
+    doc["created_at"] = doc["created_at"] or ""
     if with_code:
         doc["code"] = e.code
     return doc
@@ -160,6 +134,7 @@ def generate(
     json_out: JsonOut = False,
 ) -> None:
     """Generate an eval function from labeled traces; shows every step live."""
+    from agenteval.contracts.pb import eval_from_pb
     from agenteval.v1 import eval_generator_pb2 as pb
 
     request = pb.GenerateEvalRequest(
@@ -179,13 +154,13 @@ def generate(
         saved = None
         events: list[dict[str, Any]] = []
         async with connect(server, data_dir) as client:
-            async for ev in client.evals.GenerateEval(request):
+            async for ev in client._stubs.evals.GenerateEval(request):
                 kind = kinds.get(ev.type, "event")
                 events.append({"type": kind, "message": ev.message, "accuracy": ev.accuracy or None})
                 if not json_out:
                     out.print(f"[dim]{kind:>12}[/] {ev.message}", highlight=False)
                 if ev.HasField("eval"):
-                    saved = ev.eval
+                    saved = eval_from_pb(ev.eval)
         return saved, events
 
     saved, events = run_async(go)
@@ -208,14 +183,12 @@ def list_evals(
     json_out: JsonOut = False,
 ) -> None:
     """Saved evals and their versions."""
-    from agenteval.v1 import eval_generator_pb2 as pb
 
-    async def go() -> Any:
+    async def go() -> list[EvalInfo]:
         async with connect(server, data_dir) as client:
-            return await client.evals.ListEvals(pb.ListEvalsRequest(name=name))
+            return await client.list_evals(name or None)
 
-    resp = run_async(go)
-    docs = [_eval_doc(e) for e in resp.evals]
+    docs = [_eval_doc(e) for e in run_async(go)]
     if json_out:
         print_json({"evals": docs})
         return
@@ -265,16 +238,14 @@ def show_eval(
     out.print(doc["code"], highlight=False, markup=False)
 
 
-def _get_eval(ref: str, server: str | None, data_dir: Path) -> Any:
-    from agenteval.v1 import eval_generator_pb2 as pb
-
+def _get_eval(ref: str, server: str | None, data_dir: Path) -> EvalInfo:
     name, _, version = ref.partition("@")
     if version and not version.isdigit():
         fail(f"bad version in {ref!r}: use NAME@N", 2)
 
-    async def go() -> Any:
+    async def go() -> EvalInfo:
         async with connect(server, data_dir) as client:
-            return (await client.evals.GetEval(pb.GetEvalRequest(name=name, version=int(version or 0)))).eval
+            return await client.get_eval(name, int(version or 0) or None)
 
     return run_async(go)
 
@@ -293,48 +264,34 @@ def test_eval(
     """Measure a saved eval on any labeled dataset (or file) in the sandbox.
 
     Says how many of the traces are ones the eval learned from: only the others measure it honestly."""
-    from agenteval.contracts.trace import Trace
-    from agenteval.v1 import grader_pb2, transcripts_pb2
+    from agenteval.sdk import LabeledTrace
 
     if (dataset is None) == (traces is None):
         fail("give one of --dataset or --traces", 2)
-    labeled: list[tuple[str, dict[str, Any], str]] = []
+    labeled: list[LabeledTrace] = []
     problems: list[str] = []
     if traces is not None:
         labeled, problems = read_labeled(traces)
-    to_pb = {"positive": grader_pb2.LABEL_POSITIVE, "negative": grader_pb2.LABEL_NEGATIVE}
     e = _get_eval(name, server, data_dir)
-    trained_on = set(json.loads(e.split_json).get("train", [])) if e.split_json else set()
+    trained_on = set(e.split.train) if e.split is not None else set()
     seen = 0
 
-    async def go() -> Any:
+    async def go() -> EvalCodeReport:
         nonlocal seen
         async with connect(server, data_dir) as client:
             items = labeled
             if dataset is not None:
-                resp = await client.transcripts.ListTraces(
-                    transcripts_pb2.ListTracesRequest(
-                        dataset=dataset, labeled_only=True, with_traces=True, limit=100_000
-                    )
-                )
-                # As graders see a trace (with tool_calls), whatever shape it was stored in.
+                found = await client.traces(dataset, labeled_only=True, with_traces=True, limit=100_000)
                 items = [
-                    (t.trace_id, Trace.model_validate_json(t.trace_json).to_eval_dict(), t.label)
-                    for t in resp.traces
+                    LabeledTrace(trace_id=t.trace_id, trace=t.trace, label=t.label)
+                    for t in found
+                    if t.trace is not None and t.label is not None
                 ]
             if not items:
                 fail("no labeled traces to test on" + (f" ({problems[0]})" if problems else ""), 2)
             if dataset in (None, e.dataset):  # split ids name traces of the eval's own dataset
-                seen = len(trained_on & {i for i, _, _ in items})
-            return await client.grader.TestEvalCode(
-                grader_pb2.TestEvalCodeRequest(
-                    code=e.code,
-                    traces=[
-                        grader_pb2.LabeledTrace(trace_id=i, trace_json=json.dumps(t), label=to_pb[lab])
-                        for i, t, lab in items
-                    ],
-                )
-            )
+                seen = len(trained_on & {t.trace_id for t in items})
+            return await client.test_eval_code(e.code, items)
 
     resp = run_async(go)
     doc = {
@@ -344,7 +301,7 @@ def test_eval(
         "correct": resp.correct,
         "incorrect": resp.incorrect,
         "errors": resp.errors,
-        "code_error": resp.code_error or None,
+        "code_error": resp.code_error,
         "seen_in_training": seen,
         "unreadable_lines": problems,
         "recorded": {"train_accuracy": e.train_accuracy, "holdout_accuracy": e.holdout_accuracy},

@@ -34,9 +34,7 @@ def flakiness(
     moves between runs by more than binomial noise explains (an exact test, corrected across
     cases) and by more than --spread. Cases whose trials disagree within a run are listed as
     non-deterministic, which is not a warning."""
-    from agenteval.contracts.pb import summary_from_pb
     from agenteval.stats import flakiness_across_runs
-    from agenteval.v1 import common_pb2, runner_pb2
 
     if not 0.0 < alpha < 1.0:
         fail(f"--alpha must be between 0 and 1 (exclusive), got {alpha}", 2)
@@ -45,13 +43,8 @@ def flakiness(
 
     async def go() -> Any:
         async with connect(server, data_dir) as client:
-            resp = await client.runs.ListRuns(
-                runner_pb2.ListRunsRequest(suite=suite, agent_version=agent_version, limit=200)
-            )
-            done = [
-                r for r in resp.runs if r.status == common_pb2.RUN_STATUS_COMPLETED and r.HasField("summary")
-            ]
-            return [summary_from_pb(r.summary) for r in done[:runs]]
+            found = await client.list_runs(suite=suite, agent_version=agent_version, limit=200)
+            return [r.summary for r in found if r.status == "completed" and r.summary is not None][:runs]
 
     summaries = run_async(go)
     if len(summaries) < 2:

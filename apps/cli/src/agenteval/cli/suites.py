@@ -161,7 +161,9 @@ def list_suites(
 
     async def go() -> Any:
         async with connect(server, data_dir) as client:
-            return (await client.suites.ListSuites(suites_pb2.ListSuitesRequest(tag=tag, limit=limit))).suites
+            return (
+                await client._stubs.suites.ListSuites(suites_pb2.ListSuitesRequest(tag=tag, limit=limit))
+            ).suites
 
     found = run_async(go)
     docs = [
@@ -218,7 +220,9 @@ def show(
     async def go() -> Any:
         async with connect(server, data_dir) as client:
             found = await client.get_suite(name, version)
-            versions = await client.suites.ListSuiteVersions(suites_pb2.ListSuiteVersionsRequest(name=name))
+            versions = await client._stubs.suites.ListSuiteVersions(
+                suites_pb2.ListSuiteVersionsRequest(name=name)
+            )
             return found, list(versions.versions)
 
     found, versions = run_async(go)
@@ -284,7 +288,9 @@ def versions(
         async with connect(server, data_dir) as client:
             return list(
                 (
-                    await client.suites.ListSuiteVersions(suites_pb2.ListSuiteVersionsRequest(name=name))
+                    await client._stubs.suites.ListSuiteVersions(
+                        suites_pb2.ListSuiteVersionsRequest(name=name)
+                    )
                 ).versions
             )
 
@@ -370,7 +376,7 @@ def diff(
 
     async def go() -> Any:
         async with connect(server, data_dir) as client:
-            return await client.suites.DiffSuites(
+            return await client._stubs.suites.DiffSuites(
                 suites_pb2.DiffSuitesRequest(
                     base=suites_pb2.SuiteRef(name=a[0], version=a[1]),
                     target=suites_pb2.SuiteRef(name=b[0], version=b[1]),
@@ -456,7 +462,7 @@ def delete(
 
     async def go() -> Any:
         async with connect(server, data_dir) as client:
-            return await client.suites.DeleteSuite(suites_pb2.DeleteSuiteRequest(name=name))
+            return await client._stubs.suites.DeleteSuite(suites_pb2.DeleteSuiteRequest(name=name))
 
     resp = run_async(go)
     if json_out:

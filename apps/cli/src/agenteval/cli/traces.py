@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.table import Table
 
 from agenteval.cli import DataDir, JsonOut, Server, app, connect, fail, out, print_json, run_async
 
+if TYPE_CHECKING:
+    from agenteval.sdk import ImportReport, TraceInfo
+
 traces_app = typer.Typer(help="Labeled traces: import, list, label.", no_args_is_help=True)
 app.add_typer(traces_app, name="traces")
-
-CHUNK = 1024 * 1024
 
 
 @traces_app.command("import")
@@ -35,30 +35,14 @@ def import_(
     json_out: JsonOut = False,
 ) -> None:
     """Import traces (with their labels) into a dataset; unreadable lines are reported by number."""
-    from agenteval.v1 import transcripts_pb2
-
     if not file.exists():
         fail(f"{file}: no such file", 2)
     if fmt not in ("auto", "jsonl", "otlp", "mlflow", "langfuse", "generic"):
         fail(f"unknown format {fmt!r}: use auto, jsonl, otlp, mlflow, langfuse or generic", 2)
 
-    async def chunks() -> AsyncIterator[transcripts_pb2.ImportTracesRequest]:
-        with file.open("rb") as fh:
-            first = True
-            while True:
-                data = fh.read(CHUNK)
-                if not data and not first:
-                    return
-                yield transcripts_pb2.ImportTracesRequest(
-                    dataset=dataset if first else "", format=fmt if first else "", chunk=data
-                )
-                first = False
-                if not data:
-                    return
-
-    async def go() -> Any:
+    async def go() -> ImportReport:
         async with connect(server, data_dir) as client:
-            return await client.transcripts.ImportTraces(chunks())
+            return await client.import_traces(dataset, file, format=fmt)
 
     resp = run_async(go)
     doc = {
@@ -67,7 +51,7 @@ def import_(
         "format": resp.format,
         "imported": resp.imported,
         "duplicates": resp.duplicates,
-        "problems": [{"line": p.line, "unit": p.unit or "line", "reason": p.reason} for p in resp.problems],
+        "problems": [{"line": p.line, "unit": p.unit, "reason": p.reason} for p in resp.problems],
     }
     if json_out:
         print_json(doc)
@@ -78,7 +62,7 @@ def import_(
         )
         for p in resp.problems[:50]:
             # A line of JSON Lines, a record of one JSON document, or the whole file.
-            where = f"{p.unit or 'line'} {p.line}" if p.line else "file"
+            where = f"{p.unit} {p.line}" if p.line else "file"
             out.print(f"[yellow]{where}:[/] {p.reason}", highlight=False)
         if len(resp.problems) > 50:
             out.print(f"... and {len(resp.problems) - 50} more problems (use --json for all)")
@@ -114,7 +98,8 @@ def list_(
 
     async def go() -> Any:
         async with connect(server, data_dir) as client:
-            return await client.transcripts.ListTraces(
+            # The raw call, for the total over all pages (the typed client returns the page).
+            return await client._stubs.transcripts.ListTraces(
                 transcripts_pb2.ListTracesRequest(
                     dataset=dataset, label=label or "", limit=limit, offset=offset, agent=agent or ""
                 )
@@ -158,28 +143,22 @@ def label_(
     json_out: JsonOut = False,
 ) -> None:
     """Set or change a trace's label."""
-    from agenteval.v1 import transcripts_pb2
 
-    async def go() -> Any:
+    async def go() -> TraceInfo:
         async with connect(server, data_dir) as client:
-            return await client.transcripts.LabelTrace(
-                transcripts_pb2.LabelTraceRequest(
-                    trace_id=trace_id, dataset=dataset, label=label, comment=comment, rater=rater
-                )
-            )
+            return await client.label_trace(trace_id, label, dataset=dataset, comment=comment, rater=rater)
 
-    resp = run_async(go)
+    t = run_async(go)
     if json_out:
-        t = resp.trace
         print_json(
             {
                 "trace_id": t.trace_id,
                 "dataset": dataset,
                 "dataset_version": t.dataset_version,
                 "label": t.label,
-                "comment": t.comment or None,
-                "rater": t.rater or None,
+                "comment": t.comment,
+                "rater": t.rater,
             }
         )
         return
-    out.print(f"{resp.trace.trace_id}: {resp.trace.label} (dataset {dataset} v{resp.trace.dataset_version})")
+    out.print(f"{t.trace_id}: {t.label} (dataset {dataset} v{t.dataset_version})")

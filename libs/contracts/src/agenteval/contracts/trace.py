@@ -138,3 +138,8 @@ class Trace(BaseModel):
         if not math.isfinite(self.latency_ms) or self.latency_ms < 0:
             return f"latency_ms is {self.latency_ms!r}: it must be a finite number of milliseconds"
         return None
+
+    @classmethod
+    def from_eval_dict(cls, d: dict[str, Any]) -> Trace:
+        """The trace back from :meth:`to_eval_dict`'s dict (``tool_calls`` is derived, so dropped)."""
+        return cls.model_validate({k: v for k, v in d.items() if k != "tool_calls"})

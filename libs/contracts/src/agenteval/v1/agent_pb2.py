@@ -22,19 +22,20 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from agenteval.v1 import trace_pb2 as agenteval_dot_v1_dot_trace__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18\x61genteval/v1/agent.proto\x12\x0c\x61genteval.v1\"\xa1\x01\n\x0fRunAgentRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x0f\n\x07\x63\x61se_id\x18\x02 \x01(\t\x12\x13\n\x0btrial_index\x18\x03 \x01(\x05\x12\x0c\n\x04seed\x18\x04 \x01(\x03\x12\x15\n\rmessages_json\x18\x05 \x01(\t\x12\x1a\n\x12initial_state_json\x18\x06 \x01(\t\x12\x17\n\x0ftool_mocks_json\x18\x07 \x01(\t\"w\n\x10RunAgentResponse\x12\x0e\n\x06output\x18\x01 \x01(\t\x12\x12\n\nsteps_json\x18\x02 \x01(\t\x12\x12\n\nstate_json\x18\x03 \x01(\t\x12\x14\n\x0cinput_tokens\x18\x04 \x01(\x03\x12\x15\n\routput_tokens\x18\x05 \x01(\x03\x32Y\n\x0c\x41gentService\x12I\n\x08RunAgent\x12\x1d.agenteval.v1.RunAgentRequest\x1a\x1e.agenteval.v1.RunAgentResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18\x61genteval/v1/agent.proto\x12\x0c\x61genteval.v1\x1a\x18\x61genteval/v1/trace.proto\"\xc8\x01\n\x0fRunAgentRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x0f\n\x07\x63\x61se_id\x18\x02 \x01(\t\x12\x13\n\x0btrial_index\x18\x03 \x01(\x05\x12\x0c\n\x04seed\x18\x04 \x01(\x03\x12\'\n\x08messages\x18\x08 \x03(\x0b\x32\x15.agenteval.v1.Message\x12\x1a\n\x12initial_state_json\x18\x06 \x01(\t\x12\x17\n\x0ftool_mocks_json\x18\x07 \x01(\tJ\x04\x08\x05\x10\x06R\rmessages_json\"\x98\x01\n\x10RunAgentResponse\x12\x0e\n\x06output\x18\x01 \x01(\t\x12!\n\x05steps\x18\x06 \x03(\x0b\x32\x12.agenteval.v1.Step\x12\x12\n\nstate_json\x18\x03 \x01(\t\x12\x14\n\x0cinput_tokens\x18\x04 \x01(\x03\x12\x15\n\routput_tokens\x18\x05 \x01(\x03J\x04\x08\x02\x10\x03R\nsteps_json2Y\n\x0c\x41gentService\x12I\n\x08RunAgent\x12\x1d.agenteval.v1.RunAgentRequest\x1a\x1e.agenteval.v1.RunAgentResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'agenteval.v1.agent_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_RUNAGENTREQUEST']._serialized_start=43
-  _globals['_RUNAGENTREQUEST']._serialized_end=204
-  _globals['_RUNAGENTRESPONSE']._serialized_start=206
-  _globals['_RUNAGENTRESPONSE']._serialized_end=325
-  _globals['_AGENTSERVICE']._serialized_start=327
-  _globals['_AGENTSERVICE']._serialized_end=416
+  _globals['_RUNAGENTREQUEST']._serialized_start=69
+  _globals['_RUNAGENTREQUEST']._serialized_end=269
+  _globals['_RUNAGENTRESPONSE']._serialized_start=272
+  _globals['_RUNAGENTRESPONSE']._serialized_end=424
+  _globals['_AGENTSERVICE']._serialized_start=426
+  _globals['_AGENTSERVICE']._serialized_end=515
 # @@protoc_insertion_point(module_scope)

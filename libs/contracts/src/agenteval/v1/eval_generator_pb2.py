@@ -24,29 +24,31 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n!agenteval/v1/eval_generator.proto\x12\x0c\x61genteval.v1\"\xdf\x01\n\x04\x45val\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\x05\x12\x0c\n\x04\x63ode\x18\x03 \x01(\t\x12\x11\n\tgenerator\x18\x04 \x01(\t\x12\x16\n\x0etrain_accuracy\x18\x05 \x01(\x01\x12\x18\n\x10holdout_accuracy\x18\x06 \x01(\x01\x12\x0f\n\x07\x64\x61taset\x18\x07 \x01(\t\x12\x17\n\x0f\x64\x61taset_version\x18\x08 \x01(\x05\x12\x12\n\nsplit_json\x18\t \x01(\t\x12\x12\n\ncreated_at\x18\n \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x0b \x01(\t\"\xbd\x01\n\x13GenerateEvalRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07\x64\x61taset\x18\x02 \x01(\t\x12\x0e\n\x06method\x18\x03 \x01(\t\x12\r\n\x05model\x18\x04 \x01(\t\x12\x17\n\x0ftarget_accuracy\x18\x05 \x01(\x01\x12\x14\n\x0cmax_attempts\x18\x06 \x01(\x05\x12\x11\n\tmax_steps\x18\x07 \x01(\x05\x12\x18\n\x10holdout_fraction\x18\x08 \x01(\x01\x12\x0c\n\x04seed\x18\t \x01(\x03\"\x98\x01\n\x14GenerateEvalResponse\x12-\n\x04type\x18\x01 \x01(\x0e\x32\x1f.agenteval.v1.GenerateEventType\x12\x0f\n\x07message\x18\x02 \x01(\t\x12\x10\n\x08\x61\x63\x63uracy\x18\x03 \x01(\x01\x12\x0c\n\x04step\x18\x04 \x01(\x05\x12 \n\x04\x65val\x18\x05 \x01(\x0b\x32\x12.agenteval.v1.Eval\" \n\x10ListEvalsRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"6\n\x11ListEvalsResponse\x12!\n\x05\x65vals\x18\x01 \x03(\x0b\x32\x12.agenteval.v1.Eval\"/\n\x0eGetEvalRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\x05\"3\n\x0fGetEvalResponse\x12 \n\x04\x65val\x18\x01 \x01(\x0b\x32\x12.agenteval.v1.Eval*\xa9\x02\n\x11GenerateEventType\x12#\n\x1fGENERATE_EVENT_TYPE_UNSPECIFIED\x10\x00\x12\x1f\n\x1bGENERATE_EVENT_TYPE_STARTED\x10\x01\x12 \n\x1cGENERATE_EVENT_TYPE_THINKING\x10\x02\x12#\n\x1fGENERATE_EVENT_TYPE_TOOL_CALLED\x10\x03\x12#\n\x1fGENERATE_EVENT_TYPE_TOOL_RESULT\x10\x04\x12#\n\x1fGENERATE_EVENT_TYPE_TEST_RESULT\x10\x05\x12\x1d\n\x19GENERATE_EVENT_TYPE_SAVED\x10\x06\x12\x1e\n\x1aGENERATE_EVENT_TYPE_FAILED\x10\x07\x32\x85\x02\n\x14\x45valGeneratorService\x12W\n\x0cGenerateEval\x12!.agenteval.v1.GenerateEvalRequest\x1a\".agenteval.v1.GenerateEvalResponse0\x01\x12L\n\tListEvals\x12\x1e.agenteval.v1.ListEvalsRequest\x1a\x1f.agenteval.v1.ListEvalsResponse\x12\x46\n\x07GetEval\x12\x1c.agenteval.v1.GetEvalRequest\x1a\x1d.agenteval.v1.GetEvalResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n!agenteval/v1/eval_generator.proto\x12\x0c\x61genteval.v1\"c\n\x05Split\x12\x0c\n\x04seed\x18\x01 \x01(\x03\x12\x18\n\x10holdout_fraction\x18\x02 \x01(\x01\x12\x17\n\x0ftrain_trace_ids\x18\x03 \x03(\t\x12\x19\n\x11holdout_trace_ids\x18\x04 \x03(\t\"\x81\x02\n\x04\x45val\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\x05\x12\x0c\n\x04\x63ode\x18\x03 \x01(\t\x12\x11\n\tgenerator\x18\x04 \x01(\t\x12\x16\n\x0etrain_accuracy\x18\x05 \x01(\x01\x12\x18\n\x10holdout_accuracy\x18\x06 \x01(\x01\x12\x0f\n\x07\x64\x61taset\x18\x07 \x01(\t\x12\x17\n\x0f\x64\x61taset_version\x18\x08 \x01(\x05\x12\"\n\x05split\x18\x0c \x01(\x0b\x32\x13.agenteval.v1.Split\x12\x12\n\ncreated_at\x18\n \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x0b \x01(\tJ\x04\x08\t\x10\nR\nsplit_json\"\xbd\x01\n\x13GenerateEvalRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07\x64\x61taset\x18\x02 \x01(\t\x12\x0e\n\x06method\x18\x03 \x01(\t\x12\r\n\x05model\x18\x04 \x01(\t\x12\x17\n\x0ftarget_accuracy\x18\x05 \x01(\x01\x12\x14\n\x0cmax_attempts\x18\x06 \x01(\x05\x12\x11\n\tmax_steps\x18\x07 \x01(\x05\x12\x18\n\x10holdout_fraction\x18\x08 \x01(\x01\x12\x0c\n\x04seed\x18\t \x01(\x03\"\x98\x01\n\x14GenerateEvalResponse\x12-\n\x04type\x18\x01 \x01(\x0e\x32\x1f.agenteval.v1.GenerateEventType\x12\x0f\n\x07message\x18\x02 \x01(\t\x12\x10\n\x08\x61\x63\x63uracy\x18\x03 \x01(\x01\x12\x0c\n\x04step\x18\x04 \x01(\x05\x12 \n\x04\x65val\x18\x05 \x01(\x0b\x32\x12.agenteval.v1.Eval\" \n\x10ListEvalsRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"6\n\x11ListEvalsResponse\x12!\n\x05\x65vals\x18\x01 \x03(\x0b\x32\x12.agenteval.v1.Eval\"/\n\x0eGetEvalRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\x05\"3\n\x0fGetEvalResponse\x12 \n\x04\x65val\x18\x01 \x01(\x0b\x32\x12.agenteval.v1.Eval*\xa9\x02\n\x11GenerateEventType\x12#\n\x1fGENERATE_EVENT_TYPE_UNSPECIFIED\x10\x00\x12\x1f\n\x1bGENERATE_EVENT_TYPE_STARTED\x10\x01\x12 \n\x1cGENERATE_EVENT_TYPE_THINKING\x10\x02\x12#\n\x1fGENERATE_EVENT_TYPE_TOOL_CALLED\x10\x03\x12#\n\x1fGENERATE_EVENT_TYPE_TOOL_RESULT\x10\x04\x12#\n\x1fGENERATE_EVENT_TYPE_TEST_RESULT\x10\x05\x12\x1d\n\x19GENERATE_EVENT_TYPE_SAVED\x10\x06\x12\x1e\n\x1aGENERATE_EVENT_TYPE_FAILED\x10\x07\x32\x85\x02\n\x14\x45valGeneratorService\x12W\n\x0cGenerateEval\x12!.agenteval.v1.GenerateEvalRequest\x1a\".agenteval.v1.GenerateEvalResponse0\x01\x12L\n\tListEvals\x12\x1e.agenteval.v1.ListEvalsRequest\x1a\x1f.agenteval.v1.ListEvalsResponse\x12\x46\n\x07GetEval\x12\x1c.agenteval.v1.GetEvalRequest\x1a\x1d.agenteval.v1.GetEvalResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'agenteval.v1.eval_generator_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_GENERATEEVENTTYPE']._serialized_start=817
-  _globals['_GENERATEEVENTTYPE']._serialized_end=1114
-  _globals['_EVAL']._serialized_start=52
-  _globals['_EVAL']._serialized_end=275
-  _globals['_GENERATEEVALREQUEST']._serialized_start=278
-  _globals['_GENERATEEVALREQUEST']._serialized_end=467
-  _globals['_GENERATEEVALRESPONSE']._serialized_start=470
-  _globals['_GENERATEEVALRESPONSE']._serialized_end=622
-  _globals['_LISTEVALSREQUEST']._serialized_start=624
-  _globals['_LISTEVALSREQUEST']._serialized_end=656
-  _globals['_LISTEVALSRESPONSE']._serialized_start=658
-  _globals['_LISTEVALSRESPONSE']._serialized_end=712
-  _globals['_GETEVALREQUEST']._serialized_start=714
-  _globals['_GETEVALREQUEST']._serialized_end=761
-  _globals['_GETEVALRESPONSE']._serialized_start=763
-  _globals['_GETEVALRESPONSE']._serialized_end=814
-  _globals['_EVALGENERATORSERVICE']._serialized_start=1117
-  _globals['_EVALGENERATORSERVICE']._serialized_end=1378
+  _globals['_GENERATEEVENTTYPE']._serialized_start=952
+  _globals['_GENERATEEVENTTYPE']._serialized_end=1249
+  _globals['_SPLIT']._serialized_start=51
+  _globals['_SPLIT']._serialized_end=150
+  _globals['_EVAL']._serialized_start=153
+  _globals['_EVAL']._serialized_end=410
+  _globals['_GENERATEEVALREQUEST']._serialized_start=413
+  _globals['_GENERATEEVALREQUEST']._serialized_end=602
+  _globals['_GENERATEEVALRESPONSE']._serialized_start=605
+  _globals['_GENERATEEVALRESPONSE']._serialized_end=757
+  _globals['_LISTEVALSREQUEST']._serialized_start=759
+  _globals['_LISTEVALSREQUEST']._serialized_end=791
+  _globals['_LISTEVALSRESPONSE']._serialized_start=793
+  _globals['_LISTEVALSRESPONSE']._serialized_end=847
+  _globals['_GETEVALREQUEST']._serialized_start=849
+  _globals['_GETEVALREQUEST']._serialized_end=896
+  _globals['_GETEVALRESPONSE']._serialized_start=898
+  _globals['_GETEVALRESPONSE']._serialized_end=949
+  _globals['_EVALGENERATORSERVICE']._serialized_start=1252
+  _globals['_EVALGENERATORSERVICE']._serialized_end=1513
 # @@protoc_insertion_point(module_scope)

@@ -26,8 +26,20 @@ GENERATE_EVENT_TYPE_TEST_RESULT: GenerateEventType
 GENERATE_EVENT_TYPE_SAVED: GenerateEventType
 GENERATE_EVENT_TYPE_FAILED: GenerateEventType
 
+class Split(_message.Message):
+    __slots__ = ("seed", "holdout_fraction", "train_trace_ids", "holdout_trace_ids")
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    HOLDOUT_FRACTION_FIELD_NUMBER: _ClassVar[int]
+    TRAIN_TRACE_IDS_FIELD_NUMBER: _ClassVar[int]
+    HOLDOUT_TRACE_IDS_FIELD_NUMBER: _ClassVar[int]
+    seed: int
+    holdout_fraction: float
+    train_trace_ids: _containers.RepeatedScalarFieldContainer[str]
+    holdout_trace_ids: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, seed: _Optional[int] = ..., holdout_fraction: _Optional[float] = ..., train_trace_ids: _Optional[_Iterable[str]] = ..., holdout_trace_ids: _Optional[_Iterable[str]] = ...) -> None: ...
+
 class Eval(_message.Message):
-    __slots__ = ("name", "version", "code", "generator", "train_accuracy", "holdout_accuracy", "dataset", "dataset_version", "split_json", "created_at", "description")
+    __slots__ = ("name", "version", "code", "generator", "train_accuracy", "holdout_accuracy", "dataset", "dataset_version", "split", "created_at", "description")
     NAME_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
     CODE_FIELD_NUMBER: _ClassVar[int]
@@ -36,7 +48,7 @@ class Eval(_message.Message):
     HOLDOUT_ACCURACY_FIELD_NUMBER: _ClassVar[int]
     DATASET_FIELD_NUMBER: _ClassVar[int]
     DATASET_VERSION_FIELD_NUMBER: _ClassVar[int]
-    SPLIT_JSON_FIELD_NUMBER: _ClassVar[int]
+    SPLIT_FIELD_NUMBER: _ClassVar[int]
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
     DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
     name: str
@@ -47,10 +59,10 @@ class Eval(_message.Message):
     holdout_accuracy: float
     dataset: str
     dataset_version: int
-    split_json: str
+    split: Split
     created_at: str
     description: str
-    def __init__(self, name: _Optional[str] = ..., version: _Optional[int] = ..., code: _Optional[str] = ..., generator: _Optional[str] = ..., train_accuracy: _Optional[float] = ..., holdout_accuracy: _Optional[float] = ..., dataset: _Optional[str] = ..., dataset_version: _Optional[int] = ..., split_json: _Optional[str] = ..., created_at: _Optional[str] = ..., description: _Optional[str] = ...) -> None: ...
+    def __init__(self, name: _Optional[str] = ..., version: _Optional[int] = ..., code: _Optional[str] = ..., generator: _Optional[str] = ..., train_accuracy: _Optional[float] = ..., holdout_accuracy: _Optional[float] = ..., dataset: _Optional[str] = ..., dataset_version: _Optional[int] = ..., split: _Optional[_Union[Split, _Mapping]] = ..., created_at: _Optional[str] = ..., description: _Optional[str] = ...) -> None: ...
 
 class GenerateEvalRequest(_message.Message):
     __slots__ = ("name", "dataset", "method", "model", "target_accuracy", "max_attempts", "max_steps", "holdout_fraction", "seed")

@@ -22,25 +22,26 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from agenteval.v1 import trace_pb2 as agenteval_dot_v1_dot_trace__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19\x61genteval/v1/grader.proto\x12\x0c\x61genteval.v1\"X\n\x0cLabeledTrace\x12\x10\n\x08trace_id\x18\x01 \x01(\t\x12\x12\n\ntrace_json\x18\x02 \x01(\t\x12\"\n\x05label\x18\x03 \x01(\x0e\x32\x13.agenteval.v1.Label\"{\n\x13TestEvalCodeRequest\x12\x0c\n\x04\x63ode\x18\x01 \x01(\t\x12*\n\x06traces\x18\x02 \x03(\x0b\x32\x1a.agenteval.v1.LabeledTrace\x12\x17\n\x0f\x61llowed_imports\x18\x03 \x03(\t\x12\x11\n\ttimeout_s\x18\x04 \x01(\x01\"\x9e\x01\n\x08Mismatch\x12\x10\n\x08trace_id\x18\x01 \x01(\t\x12%\n\x08\x65xpected\x18\x02 \x01(\x0e\x32\x13.agenteval.v1.Label\x12&\n\tpredicted\x18\x03 \x01(\x0e\x32\x13.agenteval.v1.Label\x12\r\n\x05score\x18\x04 \x01(\x01\x12\x13\n\x0b\x65xplanation\x18\x05 \x01(\t\x12\r\n\x05\x65rror\x18\x06 \x01(\t\"\xab\x01\n\x14TestEvalCodeResponse\x12\x10\n\x08\x61\x63\x63uracy\x18\x01 \x01(\x01\x12\r\n\x05total\x18\x02 \x01(\x05\x12\x0f\n\x07\x63orrect\x18\x03 \x01(\x05\x12\x11\n\tincorrect\x18\x04 \x01(\x05\x12\x0e\n\x06\x65rrors\x18\x05 \x01(\x05\x12*\n\nmismatches\x18\x06 \x03(\x0b\x32\x16.agenteval.v1.Mismatch\x12\x12\n\ncode_error\x18\x07 \x01(\t*F\n\x05Label\x12\x15\n\x11LABEL_UNSPECIFIED\x10\x00\x12\x12\n\x0eLABEL_POSITIVE\x10\x01\x12\x12\n\x0eLABEL_NEGATIVE\x10\x02\x32\x66\n\rGraderService\x12U\n\x0cTestEvalCode\x12!.agenteval.v1.TestEvalCodeRequest\x1a\".agenteval.v1.TestEvalCodeResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19\x61genteval/v1/grader.proto\x12\x0c\x61genteval.v1\x1a\x18\x61genteval/v1/trace.proto\"z\n\x0cLabeledTrace\x12\x10\n\x08trace_id\x18\x01 \x01(\t\x12\"\n\x05trace\x18\x04 \x01(\x0b\x32\x13.agenteval.v1.Trace\x12\"\n\x05label\x18\x03 \x01(\x0e\x32\x13.agenteval.v1.LabelJ\x04\x08\x02\x10\x03R\ntrace_json\"{\n\x13TestEvalCodeRequest\x12\x0c\n\x04\x63ode\x18\x01 \x01(\t\x12*\n\x06traces\x18\x02 \x03(\x0b\x32\x1a.agenteval.v1.LabeledTrace\x12\x17\n\x0f\x61llowed_imports\x18\x03 \x03(\t\x12\x11\n\ttimeout_s\x18\x04 \x01(\x01\"\x9e\x01\n\x08Mismatch\x12\x10\n\x08trace_id\x18\x01 \x01(\t\x12%\n\x08\x65xpected\x18\x02 \x01(\x0e\x32\x13.agenteval.v1.Label\x12&\n\tpredicted\x18\x03 \x01(\x0e\x32\x13.agenteval.v1.Label\x12\r\n\x05score\x18\x04 \x01(\x01\x12\x13\n\x0b\x65xplanation\x18\x05 \x01(\t\x12\r\n\x05\x65rror\x18\x06 \x01(\t\"\xab\x01\n\x14TestEvalCodeResponse\x12\x10\n\x08\x61\x63\x63uracy\x18\x01 \x01(\x01\x12\r\n\x05total\x18\x02 \x01(\x05\x12\x0f\n\x07\x63orrect\x18\x03 \x01(\x05\x12\x11\n\tincorrect\x18\x04 \x01(\x05\x12\x0e\n\x06\x65rrors\x18\x05 \x01(\x05\x12*\n\nmismatches\x18\x06 \x03(\x0b\x32\x16.agenteval.v1.Mismatch\x12\x12\n\ncode_error\x18\x07 \x01(\t*F\n\x05Label\x12\x15\n\x11LABEL_UNSPECIFIED\x10\x00\x12\x12\n\x0eLABEL_POSITIVE\x10\x01\x12\x12\n\x0eLABEL_NEGATIVE\x10\x02\x32\x66\n\rGraderService\x12U\n\x0cTestEvalCode\x12!.agenteval.v1.TestEvalCodeRequest\x1a\".agenteval.v1.TestEvalCodeResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'agenteval.v1.grader_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_LABEL']._serialized_start=593
-  _globals['_LABEL']._serialized_end=663
-  _globals['_LABELEDTRACE']._serialized_start=43
-  _globals['_LABELEDTRACE']._serialized_end=131
-  _globals['_TESTEVALCODEREQUEST']._serialized_start=133
-  _globals['_TESTEVALCODEREQUEST']._serialized_end=256
-  _globals['_MISMATCH']._serialized_start=259
-  _globals['_MISMATCH']._serialized_end=417
-  _globals['_TESTEVALCODERESPONSE']._serialized_start=420
-  _globals['_TESTEVALCODERESPONSE']._serialized_end=591
-  _globals['_GRADERSERVICE']._serialized_start=665
-  _globals['_GRADERSERVICE']._serialized_end=767
+  _globals['_LABEL']._serialized_start=653
+  _globals['_LABEL']._serialized_end=723
+  _globals['_LABELEDTRACE']._serialized_start=69
+  _globals['_LABELEDTRACE']._serialized_end=191
+  _globals['_TESTEVALCODEREQUEST']._serialized_start=193
+  _globals['_TESTEVALCODEREQUEST']._serialized_end=316
+  _globals['_MISMATCH']._serialized_start=319
+  _globals['_MISMATCH']._serialized_end=477
+  _globals['_TESTEVALCODERESPONSE']._serialized_start=480
+  _globals['_TESTEVALCODERESPONSE']._serialized_end=651
+  _globals['_GRADERSERVICE']._serialized_start=725
+  _globals['_GRADERSERVICE']._serialized_end=827
 # @@protoc_insertion_point(module_scope)

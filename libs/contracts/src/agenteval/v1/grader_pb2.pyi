@@ -1,3 +1,4 @@
+from agenteval.v1 import trace_pb2 as _trace_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from google.protobuf import descriptor as _descriptor
@@ -17,14 +18,14 @@ LABEL_POSITIVE: Label
 LABEL_NEGATIVE: Label
 
 class LabeledTrace(_message.Message):
-    __slots__ = ("trace_id", "trace_json", "label")
+    __slots__ = ("trace_id", "trace", "label")
     TRACE_ID_FIELD_NUMBER: _ClassVar[int]
-    TRACE_JSON_FIELD_NUMBER: _ClassVar[int]
+    TRACE_FIELD_NUMBER: _ClassVar[int]
     LABEL_FIELD_NUMBER: _ClassVar[int]
     trace_id: str
-    trace_json: str
+    trace: _trace_pb2.Trace
     label: Label
-    def __init__(self, trace_id: _Optional[str] = ..., trace_json: _Optional[str] = ..., label: _Optional[_Union[Label, str]] = ...) -> None: ...
+    def __init__(self, trace_id: _Optional[str] = ..., trace: _Optional[_Union[_trace_pb2.Trace, _Mapping]] = ..., label: _Optional[_Union[Label, str]] = ...) -> None: ...
 
 class TestEvalCodeRequest(_message.Message):
     __slots__ = ("code", "traces", "allowed_imports", "timeout_s")

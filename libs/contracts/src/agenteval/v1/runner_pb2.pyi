@@ -1,4 +1,5 @@
 from agenteval.v1 import common_pb2 as _common_pb2
+from agenteval.v1 import suite_pb2 as _suite_pb2
 from agenteval.v1 import transcripts_pb2 as _transcripts_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
@@ -61,8 +62,8 @@ class Run(_message.Message):
     def __init__(self, run_id: _Optional[str] = ..., suite: _Optional[str] = ..., agent: _Optional[str] = ..., agent_version: _Optional[str] = ..., k: _Optional[int] = ..., status: _Optional[_Union[_common_pb2.RunStatus, str]] = ..., trials_total: _Optional[int] = ..., trials_graded: _Optional[int] = ..., created_at: _Optional[str] = ..., completed_at: _Optional[str] = ..., summary: _Optional[_Union[_common_pb2.RunSummary, _Mapping]] = ..., error: _Optional[str] = ..., suite_version: _Optional[str] = ..., suite_version_number: _Optional[int] = ..., tags: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class SubmitRunRequest(_message.Message):
-    __slots__ = ("suite_json", "agent", "k", "agent_version", "concurrency", "seed", "timeout_s", "tags", "request_id", "suite_ref")
-    SUITE_JSON_FIELD_NUMBER: _ClassVar[int]
+    __slots__ = ("suite", "agent", "k", "agent_version", "concurrency", "seed", "timeout_s", "tags", "request_id", "suite_ref")
+    SUITE_FIELD_NUMBER: _ClassVar[int]
     AGENT_FIELD_NUMBER: _ClassVar[int]
     K_FIELD_NUMBER: _ClassVar[int]
     AGENT_VERSION_FIELD_NUMBER: _ClassVar[int]
@@ -72,7 +73,7 @@ class SubmitRunRequest(_message.Message):
     TAGS_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     SUITE_REF_FIELD_NUMBER: _ClassVar[int]
-    suite_json: str
+    suite: _suite_pb2.Suite
     agent: str
     k: int
     agent_version: str
@@ -82,7 +83,7 @@ class SubmitRunRequest(_message.Message):
     tags: _containers.RepeatedScalarFieldContainer[str]
     request_id: str
     suite_ref: str
-    def __init__(self, suite_json: _Optional[str] = ..., agent: _Optional[str] = ..., k: _Optional[int] = ..., agent_version: _Optional[str] = ..., concurrency: _Optional[int] = ..., seed: _Optional[int] = ..., timeout_s: _Optional[float] = ..., tags: _Optional[_Iterable[str]] = ..., request_id: _Optional[str] = ..., suite_ref: _Optional[str] = ...) -> None: ...
+    def __init__(self, suite: _Optional[_Union[_suite_pb2.Suite, _Mapping]] = ..., agent: _Optional[str] = ..., k: _Optional[int] = ..., agent_version: _Optional[str] = ..., concurrency: _Optional[int] = ..., seed: _Optional[int] = ..., timeout_s: _Optional[float] = ..., tags: _Optional[_Iterable[str]] = ..., request_id: _Optional[str] = ..., suite_ref: _Optional[str] = ...) -> None: ...
 
 class SubmitRunResponse(_message.Message):
     __slots__ = ("run",)

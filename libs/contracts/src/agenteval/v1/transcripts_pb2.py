@@ -23,47 +23,48 @@ _sym_db = _symbol_database.Default()
 
 
 from agenteval.v1 import common_pb2 as agenteval_dot_v1_dot_common__pb2
+from agenteval.v1 import trace_pb2 as agenteval_dot_v1_dot_trace__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1e\x61genteval/v1/transcripts.proto\x12\x0c\x61genteval.v1\x1a\x19\x61genteval/v1/common.proto\"\x9e\x02\n\x05Trial\x12\x10\n\x08trial_id\x18\x01 \x01(\t\x12\x0e\n\x06run_id\x18\x02 \x01(\t\x12\x0f\n\x07\x63\x61se_id\x18\x03 \x01(\t\x12\x13\n\x0btrial_index\x18\x04 \x01(\x05\x12)\n\x06status\x18\x05 \x01(\x0e\x32\x19.agenteval.v1.TrialStatus\x12\x12\n\ntrace_json\x18\x06 \x01(\t\x12\x12\n\nlatency_ms\x18\x07 \x01(\x01\x12\x12\n\ncreated_at\x18\x08 \x01(\t\x12\x13\n\x06passed\x18\t \x01(\x08H\x00\x88\x01\x01\x12\x12\n\x05score\x18\n \x01(\x01H\x01\x88\x01\x01\x12(\n\x06grades\x18\x0b \x03(\x0b\x32\x18.agenteval.v1.TrialGradeB\t\n\x07_passedB\x08\n\x06_score\"\xb1\x01\n\nTrialGrade\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0bparams_json\x18\x02 \x01(\t\x12\r\n\x05score\x18\x03 \x01(\x01\x12\x0e\n\x06passed\x18\x04 \x01(\x08\x12\x13\n\x0b\x65xplanation\x18\x05 \x01(\t\x12\r\n\x05\x65rror\x18\x06 \x01(\t\x12\x14\n\x0cinput_tokens\x18\x07 \x01(\x05\x12\x15\n\routput_tokens\x18\x08 \x01(\x05\x12\x10\n\x08\x63ost_usd\x18\t \x01(\x01\"#\n\x0fGetTrialRequest\x12\x10\n\x08trial_id\x18\x01 \x01(\t\"6\n\x10GetTrialResponse\x12\"\n\x05trial\x18\x01 \x01(\x0b\x32\x13.agenteval.v1.Trial\"\x94\x01\n\x11ListTrialsRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x0f\n\x07\x63\x61se_id\x18\x02 \x01(\t\x12)\n\x06status\x18\x03 \x01(\x0e\x32\x19.agenteval.v1.TrialStatus\x12\r\n\x05limit\x18\x04 \x01(\x05\x12\x0e\n\x06offset\x18\x05 \x01(\x05\x12\x14\n\x0csummary_only\x18\x06 \x01(\x08\"H\n\x12ListTrialsResponse\x12#\n\x06trials\x18\x01 \x03(\x0b\x32\x13.agenteval.v1.Trial\x12\r\n\x05total\x18\x02 \x01(\x05\"\xca\x01\n\x0cTraceSummary\x12\x10\n\x08trace_id\x18\x01 \x01(\t\x12\x0f\n\x07\x64\x61taset\x18\x02 \x01(\t\x12\r\n\x05label\x18\x03 \x01(\t\x12\x0f\n\x07summary\x18\x04 \x01(\t\x12\x12\n\nstep_count\x18\x05 \x01(\x05\x12\x16\n\x0ehas_tool_calls\x18\x06 \x01(\x08\x12\x0f\n\x07\x63omment\x18\x07 \x01(\t\x12\x12\n\ntrace_json\x18\x08 \x01(\t\x12\r\n\x05rater\x18\t \x01(\t\x12\x17\n\x0f\x64\x61taset_version\x18\n \x01(\x05\"\x9f\x01\n\x11ListTracesRequest\x12\x0f\n\x07\x64\x61taset\x18\x01 \x01(\t\x12\r\n\x05label\x18\x02 \x01(\t\x12\r\n\x05limit\x18\x03 \x01(\x05\x12\x0e\n\x06offset\x18\x04 \x01(\x05\x12\x11\n\ttrace_ids\x18\x05 \x03(\t\x12\x13\n\x0bwith_traces\x18\x06 \x01(\x08\x12\x14\n\x0clabeled_only\x18\x07 \x01(\x08\x12\r\n\x05\x61gent\x18\x08 \x01(\t\"O\n\x12ListTracesResponse\x12*\n\x06traces\x18\x01 \x03(\x0b\x32\x1a.agenteval.v1.TraceSummary\x12\r\n\x05total\x18\x02 \x01(\x05\"4\n\x0fGetTraceRequest\x12\x10\n\x08trace_id\x18\x01 \x01(\t\x12\x0f\n\x07\x64\x61taset\x18\x02 \x01(\t\"S\n\x10GetTraceResponse\x12+\n\x07summary\x18\x01 \x01(\x0b\x32\x1a.agenteval.v1.TraceSummary\x12\x12\n\ntrace_json\x18\x02 \x01(\t\"E\n\x13ImportTracesRequest\x12\x0f\n\x07\x64\x61taset\x18\x01 \x01(\t\x12\x0e\n\x06\x66ormat\x18\x02 \x01(\t\x12\r\n\x05\x63hunk\x18\x03 \x01(\x0c\";\n\rImportProblem\x12\x0c\n\x04line\x18\x01 \x01(\x05\x12\x0e\n\x06reason\x18\x02 \x01(\t\x12\x0c\n\x04unit\x18\x03 \x01(\t\"\xa5\x01\n\x14ImportTracesResponse\x12\x0f\n\x07\x64\x61taset\x18\x01 \x01(\t\x12\x17\n\x0f\x64\x61taset_version\x18\x02 \x01(\x05\x12\x10\n\x08imported\x18\x03 \x01(\x05\x12\x12\n\nduplicates\x18\x04 \x01(\x05\x12-\n\x08problems\x18\x05 \x03(\x0b\x32\x1b.agenteval.v1.ImportProblem\x12\x0e\n\x06\x66ormat\x18\x06 \x01(\t\"e\n\x11LabelTraceRequest\x12\x10\n\x08trace_id\x18\x01 \x01(\t\x12\x0f\n\x07\x64\x61taset\x18\x02 \x01(\t\x12\r\n\x05label\x18\x03 \x01(\t\x12\x0f\n\x07\x63omment\x18\x04 \x01(\t\x12\r\n\x05rater\x18\x05 \x01(\t\"?\n\x12LabelTraceResponse\x12)\n\x05trace\x18\x01 \x01(\x0b\x32\x1a.agenteval.v1.TraceSummary2\xf5\x03\n\x11TranscriptService\x12I\n\x08GetTrial\x12\x1d.agenteval.v1.GetTrialRequest\x1a\x1e.agenteval.v1.GetTrialResponse\x12O\n\nListTrials\x12\x1f.agenteval.v1.ListTrialsRequest\x1a .agenteval.v1.ListTrialsResponse\x12O\n\nListTraces\x12\x1f.agenteval.v1.ListTracesRequest\x1a .agenteval.v1.ListTracesResponse\x12I\n\x08GetTrace\x12\x1d.agenteval.v1.GetTraceRequest\x1a\x1e.agenteval.v1.GetTraceResponse\x12W\n\x0cImportTraces\x12!.agenteval.v1.ImportTracesRequest\x1a\".agenteval.v1.ImportTracesResponse(\x01\x12O\n\nLabelTrace\x12\x1f.agenteval.v1.LabelTraceRequest\x1a .agenteval.v1.LabelTraceResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1e\x61genteval/v1/transcripts.proto\x12\x0c\x61genteval.v1\x1a\x19\x61genteval/v1/common.proto\x1a\x18\x61genteval/v1/trace.proto\"\xc0\x02\n\x05Trial\x12\x10\n\x08trial_id\x18\x01 \x01(\t\x12\x0e\n\x06run_id\x18\x02 \x01(\t\x12\x0f\n\x07\x63\x61se_id\x18\x03 \x01(\t\x12\x13\n\x0btrial_index\x18\x04 \x01(\x05\x12)\n\x06status\x18\x05 \x01(\x0e\x32\x19.agenteval.v1.TrialStatus\x12\"\n\x05trace\x18\x0c \x01(\x0b\x32\x13.agenteval.v1.Trace\x12\x12\n\nlatency_ms\x18\x07 \x01(\x01\x12\x12\n\ncreated_at\x18\x08 \x01(\t\x12\x13\n\x06passed\x18\t \x01(\x08H\x00\x88\x01\x01\x12\x12\n\x05score\x18\n \x01(\x01H\x01\x88\x01\x01\x12(\n\x06grades\x18\x0b \x03(\x0b\x32\x18.agenteval.v1.TrialGradeB\t\n\x07_passedB\x08\n\x06_scoreJ\x04\x08\x06\x10\x07R\ntrace_json\"\xb1\x01\n\nTrialGrade\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0bparams_json\x18\x02 \x01(\t\x12\r\n\x05score\x18\x03 \x01(\x01\x12\x0e\n\x06passed\x18\x04 \x01(\x08\x12\x13\n\x0b\x65xplanation\x18\x05 \x01(\t\x12\r\n\x05\x65rror\x18\x06 \x01(\t\x12\x14\n\x0cinput_tokens\x18\x07 \x01(\x03\x12\x15\n\routput_tokens\x18\x08 \x01(\x03\x12\x10\n\x08\x63ost_usd\x18\t \x01(\x01\"#\n\x0fGetTrialRequest\x12\x10\n\x08trial_id\x18\x01 \x01(\t\"6\n\x10GetTrialResponse\x12\"\n\x05trial\x18\x01 \x01(\x0b\x32\x13.agenteval.v1.Trial\"\x94\x01\n\x11ListTrialsRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x0f\n\x07\x63\x61se_id\x18\x02 \x01(\t\x12)\n\x06status\x18\x03 \x01(\x0e\x32\x19.agenteval.v1.TrialStatus\x12\r\n\x05limit\x18\x04 \x01(\x05\x12\x0e\n\x06offset\x18\x05 \x01(\x05\x12\x14\n\x0csummary_only\x18\x06 \x01(\x08\"H\n\x12ListTrialsResponse\x12#\n\x06trials\x18\x01 \x03(\x0b\x32\x13.agenteval.v1.Trial\x12\r\n\x05total\x18\x02 \x01(\x05\"\xec\x01\n\x0cTraceSummary\x12\x10\n\x08trace_id\x18\x01 \x01(\t\x12\x0f\n\x07\x64\x61taset\x18\x02 \x01(\t\x12\r\n\x05label\x18\x03 \x01(\t\x12\x0f\n\x07summary\x18\x04 \x01(\t\x12\x12\n\nstep_count\x18\x05 \x01(\x05\x12\x16\n\x0ehas_tool_calls\x18\x06 \x01(\x08\x12\x0f\n\x07\x63omment\x18\x07 \x01(\t\x12\"\n\x05trace\x18\x0b \x01(\x0b\x32\x13.agenteval.v1.Trace\x12\r\n\x05rater\x18\t \x01(\t\x12\x17\n\x0f\x64\x61taset_version\x18\n \x01(\x05J\x04\x08\x08\x10\tR\ntrace_json\"\x9f\x01\n\x11ListTracesRequest\x12\x0f\n\x07\x64\x61taset\x18\x01 \x01(\t\x12\r\n\x05label\x18\x02 \x01(\t\x12\r\n\x05limit\x18\x03 \x01(\x05\x12\x0e\n\x06offset\x18\x04 \x01(\x05\x12\x11\n\ttrace_ids\x18\x05 \x03(\t\x12\x13\n\x0bwith_traces\x18\x06 \x01(\x08\x12\x14\n\x0clabeled_only\x18\x07 \x01(\x08\x12\r\n\x05\x61gent\x18\x08 \x01(\t\"O\n\x12ListTracesResponse\x12*\n\x06traces\x18\x01 \x03(\x0b\x32\x1a.agenteval.v1.TraceSummary\x12\r\n\x05total\x18\x02 \x01(\x05\"4\n\x0fGetTraceRequest\x12\x10\n\x08trace_id\x18\x01 \x01(\t\x12\x0f\n\x07\x64\x61taset\x18\x02 \x01(\t\"u\n\x10GetTraceResponse\x12+\n\x07summary\x18\x01 \x01(\x0b\x32\x1a.agenteval.v1.TraceSummary\x12\"\n\x05trace\x18\x03 \x01(\x0b\x32\x13.agenteval.v1.TraceJ\x04\x08\x02\x10\x03R\ntrace_json\"E\n\x13ImportTracesRequest\x12\x0f\n\x07\x64\x61taset\x18\x01 \x01(\t\x12\x0e\n\x06\x66ormat\x18\x02 \x01(\t\x12\r\n\x05\x63hunk\x18\x03 \x01(\x0c\";\n\rImportProblem\x12\x0c\n\x04line\x18\x01 \x01(\x05\x12\x0e\n\x06reason\x18\x02 \x01(\t\x12\x0c\n\x04unit\x18\x03 \x01(\t\"\xa5\x01\n\x14ImportTracesResponse\x12\x0f\n\x07\x64\x61taset\x18\x01 \x01(\t\x12\x17\n\x0f\x64\x61taset_version\x18\x02 \x01(\x05\x12\x10\n\x08imported\x18\x03 \x01(\x05\x12\x12\n\nduplicates\x18\x04 \x01(\x05\x12-\n\x08problems\x18\x05 \x03(\x0b\x32\x1b.agenteval.v1.ImportProblem\x12\x0e\n\x06\x66ormat\x18\x06 \x01(\t\"e\n\x11LabelTraceRequest\x12\x10\n\x08trace_id\x18\x01 \x01(\t\x12\x0f\n\x07\x64\x61taset\x18\x02 \x01(\t\x12\r\n\x05label\x18\x03 \x01(\t\x12\x0f\n\x07\x63omment\x18\x04 \x01(\t\x12\r\n\x05rater\x18\x05 \x01(\t\"?\n\x12LabelTraceResponse\x12)\n\x05trace\x18\x01 \x01(\x0b\x32\x1a.agenteval.v1.TraceSummary2\xf5\x03\n\x11TranscriptService\x12I\n\x08GetTrial\x12\x1d.agenteval.v1.GetTrialRequest\x1a\x1e.agenteval.v1.GetTrialResponse\x12O\n\nListTrials\x12\x1f.agenteval.v1.ListTrialsRequest\x1a .agenteval.v1.ListTrialsResponse\x12O\n\nListTraces\x12\x1f.agenteval.v1.ListTracesRequest\x1a .agenteval.v1.ListTracesResponse\x12I\n\x08GetTrace\x12\x1d.agenteval.v1.GetTraceRequest\x1a\x1e.agenteval.v1.GetTraceResponse\x12W\n\x0cImportTraces\x12!.agenteval.v1.ImportTracesRequest\x1a\".agenteval.v1.ImportTracesResponse(\x01\x12O\n\nLabelTrace\x12\x1f.agenteval.v1.LabelTraceRequest\x1a .agenteval.v1.LabelTraceResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'agenteval.v1.transcripts_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_TRIAL']._serialized_start=76
-  _globals['_TRIAL']._serialized_end=362
-  _globals['_TRIALGRADE']._serialized_start=365
-  _globals['_TRIALGRADE']._serialized_end=542
-  _globals['_GETTRIALREQUEST']._serialized_start=544
-  _globals['_GETTRIALREQUEST']._serialized_end=579
-  _globals['_GETTRIALRESPONSE']._serialized_start=581
-  _globals['_GETTRIALRESPONSE']._serialized_end=635
-  _globals['_LISTTRIALSREQUEST']._serialized_start=638
-  _globals['_LISTTRIALSREQUEST']._serialized_end=786
-  _globals['_LISTTRIALSRESPONSE']._serialized_start=788
-  _globals['_LISTTRIALSRESPONSE']._serialized_end=860
-  _globals['_TRACESUMMARY']._serialized_start=863
-  _globals['_TRACESUMMARY']._serialized_end=1065
-  _globals['_LISTTRACESREQUEST']._serialized_start=1068
-  _globals['_LISTTRACESREQUEST']._serialized_end=1227
-  _globals['_LISTTRACESRESPONSE']._serialized_start=1229
-  _globals['_LISTTRACESRESPONSE']._serialized_end=1308
-  _globals['_GETTRACEREQUEST']._serialized_start=1310
-  _globals['_GETTRACEREQUEST']._serialized_end=1362
-  _globals['_GETTRACERESPONSE']._serialized_start=1364
-  _globals['_GETTRACERESPONSE']._serialized_end=1447
-  _globals['_IMPORTTRACESREQUEST']._serialized_start=1449
-  _globals['_IMPORTTRACESREQUEST']._serialized_end=1518
-  _globals['_IMPORTPROBLEM']._serialized_start=1520
-  _globals['_IMPORTPROBLEM']._serialized_end=1579
-  _globals['_IMPORTTRACESRESPONSE']._serialized_start=1582
-  _globals['_IMPORTTRACESRESPONSE']._serialized_end=1747
-  _globals['_LABELTRACEREQUEST']._serialized_start=1749
-  _globals['_LABELTRACEREQUEST']._serialized_end=1850
-  _globals['_LABELTRACERESPONSE']._serialized_start=1852
-  _globals['_LABELTRACERESPONSE']._serialized_end=1915
-  _globals['_TRANSCRIPTSERVICE']._serialized_start=1918
-  _globals['_TRANSCRIPTSERVICE']._serialized_end=2419
+  _globals['_TRIAL']._serialized_start=102
+  _globals['_TRIAL']._serialized_end=422
+  _globals['_TRIALGRADE']._serialized_start=425
+  _globals['_TRIALGRADE']._serialized_end=602
+  _globals['_GETTRIALREQUEST']._serialized_start=604
+  _globals['_GETTRIALREQUEST']._serialized_end=639
+  _globals['_GETTRIALRESPONSE']._serialized_start=641
+  _globals['_GETTRIALRESPONSE']._serialized_end=695
+  _globals['_LISTTRIALSREQUEST']._serialized_start=698
+  _globals['_LISTTRIALSREQUEST']._serialized_end=846
+  _globals['_LISTTRIALSRESPONSE']._serialized_start=848
+  _globals['_LISTTRIALSRESPONSE']._serialized_end=920
+  _globals['_TRACESUMMARY']._serialized_start=923
+  _globals['_TRACESUMMARY']._serialized_end=1159
+  _globals['_LISTTRACESREQUEST']._serialized_start=1162
+  _globals['_LISTTRACESREQUEST']._serialized_end=1321
+  _globals['_LISTTRACESRESPONSE']._serialized_start=1323
+  _globals['_LISTTRACESRESPONSE']._serialized_end=1402
+  _globals['_GETTRACEREQUEST']._serialized_start=1404
+  _globals['_GETTRACEREQUEST']._serialized_end=1456
+  _globals['_GETTRACERESPONSE']._serialized_start=1458
+  _globals['_GETTRACERESPONSE']._serialized_end=1575
+  _globals['_IMPORTTRACESREQUEST']._serialized_start=1577
+  _globals['_IMPORTTRACESREQUEST']._serialized_end=1646
+  _globals['_IMPORTPROBLEM']._serialized_start=1648
+  _globals['_IMPORTPROBLEM']._serialized_end=1707
+  _globals['_IMPORTTRACESRESPONSE']._serialized_start=1710
+  _globals['_IMPORTTRACESRESPONSE']._serialized_end=1875
+  _globals['_LABELTRACEREQUEST']._serialized_start=1877
+  _globals['_LABELTRACEREQUEST']._serialized_end=1978
+  _globals['_LABELTRACERESPONSE']._serialized_start=1980
+  _globals['_LABELTRACERESPONSE']._serialized_end=2043
+  _globals['_TRANSCRIPTSERVICE']._serialized_start=2046
+  _globals['_TRANSCRIPTSERVICE']._serialized_end=2547
 # @@protoc_insertion_point(module_scope)

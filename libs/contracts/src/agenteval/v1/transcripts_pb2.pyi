@@ -1,4 +1,5 @@
 from agenteval.v1 import common_pb2 as _common_pb2
+from agenteval.v1 import trace_pb2 as _trace_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
@@ -8,13 +9,13 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class Trial(_message.Message):
-    __slots__ = ("trial_id", "run_id", "case_id", "trial_index", "status", "trace_json", "latency_ms", "created_at", "passed", "score", "grades")
+    __slots__ = ("trial_id", "run_id", "case_id", "trial_index", "status", "trace", "latency_ms", "created_at", "passed", "score", "grades")
     TRIAL_ID_FIELD_NUMBER: _ClassVar[int]
     RUN_ID_FIELD_NUMBER: _ClassVar[int]
     CASE_ID_FIELD_NUMBER: _ClassVar[int]
     TRIAL_INDEX_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
-    TRACE_JSON_FIELD_NUMBER: _ClassVar[int]
+    TRACE_FIELD_NUMBER: _ClassVar[int]
     LATENCY_MS_FIELD_NUMBER: _ClassVar[int]
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
     PASSED_FIELD_NUMBER: _ClassVar[int]
@@ -25,13 +26,13 @@ class Trial(_message.Message):
     case_id: str
     trial_index: int
     status: _common_pb2.TrialStatus
-    trace_json: str
+    trace: _trace_pb2.Trace
     latency_ms: float
     created_at: str
     passed: bool
     score: float
     grades: _containers.RepeatedCompositeFieldContainer[TrialGrade]
-    def __init__(self, trial_id: _Optional[str] = ..., run_id: _Optional[str] = ..., case_id: _Optional[str] = ..., trial_index: _Optional[int] = ..., status: _Optional[_Union[_common_pb2.TrialStatus, str]] = ..., trace_json: _Optional[str] = ..., latency_ms: _Optional[float] = ..., created_at: _Optional[str] = ..., passed: _Optional[bool] = ..., score: _Optional[float] = ..., grades: _Optional[_Iterable[_Union[TrialGrade, _Mapping]]] = ...) -> None: ...
+    def __init__(self, trial_id: _Optional[str] = ..., run_id: _Optional[str] = ..., case_id: _Optional[str] = ..., trial_index: _Optional[int] = ..., status: _Optional[_Union[_common_pb2.TrialStatus, str]] = ..., trace: _Optional[_Union[_trace_pb2.Trace, _Mapping]] = ..., latency_ms: _Optional[float] = ..., created_at: _Optional[str] = ..., passed: _Optional[bool] = ..., score: _Optional[float] = ..., grades: _Optional[_Iterable[_Union[TrialGrade, _Mapping]]] = ...) -> None: ...
 
 class TrialGrade(_message.Message):
     __slots__ = ("name", "params_json", "score", "passed", "explanation", "error", "input_tokens", "output_tokens", "cost_usd")
@@ -92,7 +93,7 @@ class ListTrialsResponse(_message.Message):
     def __init__(self, trials: _Optional[_Iterable[_Union[Trial, _Mapping]]] = ..., total: _Optional[int] = ...) -> None: ...
 
 class TraceSummary(_message.Message):
-    __slots__ = ("trace_id", "dataset", "label", "summary", "step_count", "has_tool_calls", "comment", "trace_json", "rater", "dataset_version")
+    __slots__ = ("trace_id", "dataset", "label", "summary", "step_count", "has_tool_calls", "comment", "trace", "rater", "dataset_version")
     TRACE_ID_FIELD_NUMBER: _ClassVar[int]
     DATASET_FIELD_NUMBER: _ClassVar[int]
     LABEL_FIELD_NUMBER: _ClassVar[int]
@@ -100,7 +101,7 @@ class TraceSummary(_message.Message):
     STEP_COUNT_FIELD_NUMBER: _ClassVar[int]
     HAS_TOOL_CALLS_FIELD_NUMBER: _ClassVar[int]
     COMMENT_FIELD_NUMBER: _ClassVar[int]
-    TRACE_JSON_FIELD_NUMBER: _ClassVar[int]
+    TRACE_FIELD_NUMBER: _ClassVar[int]
     RATER_FIELD_NUMBER: _ClassVar[int]
     DATASET_VERSION_FIELD_NUMBER: _ClassVar[int]
     trace_id: str
@@ -110,10 +111,10 @@ class TraceSummary(_message.Message):
     step_count: int
     has_tool_calls: bool
     comment: str
-    trace_json: str
+    trace: _trace_pb2.Trace
     rater: str
     dataset_version: int
-    def __init__(self, trace_id: _Optional[str] = ..., dataset: _Optional[str] = ..., label: _Optional[str] = ..., summary: _Optional[str] = ..., step_count: _Optional[int] = ..., has_tool_calls: _Optional[bool] = ..., comment: _Optional[str] = ..., trace_json: _Optional[str] = ..., rater: _Optional[str] = ..., dataset_version: _Optional[int] = ...) -> None: ...
+    def __init__(self, trace_id: _Optional[str] = ..., dataset: _Optional[str] = ..., label: _Optional[str] = ..., summary: _Optional[str] = ..., step_count: _Optional[int] = ..., has_tool_calls: _Optional[bool] = ..., comment: _Optional[str] = ..., trace: _Optional[_Union[_trace_pb2.Trace, _Mapping]] = ..., rater: _Optional[str] = ..., dataset_version: _Optional[int] = ...) -> None: ...
 
 class ListTracesRequest(_message.Message):
     __slots__ = ("dataset", "label", "limit", "offset", "trace_ids", "with_traces", "labeled_only", "agent")
@@ -152,12 +153,12 @@ class GetTraceRequest(_message.Message):
     def __init__(self, trace_id: _Optional[str] = ..., dataset: _Optional[str] = ...) -> None: ...
 
 class GetTraceResponse(_message.Message):
-    __slots__ = ("summary", "trace_json")
+    __slots__ = ("summary", "trace")
     SUMMARY_FIELD_NUMBER: _ClassVar[int]
-    TRACE_JSON_FIELD_NUMBER: _ClassVar[int]
+    TRACE_FIELD_NUMBER: _ClassVar[int]
     summary: TraceSummary
-    trace_json: str
-    def __init__(self, summary: _Optional[_Union[TraceSummary, _Mapping]] = ..., trace_json: _Optional[str] = ...) -> None: ...
+    trace: _trace_pb2.Trace
+    def __init__(self, summary: _Optional[_Union[TraceSummary, _Mapping]] = ..., trace: _Optional[_Union[_trace_pb2.Trace, _Mapping]] = ...) -> None: ...
 
 class ImportTracesRequest(_message.Message):
     __slots__ = ("dataset", "format", "chunk")

@@ -1,4 +1,7 @@
-"""What an import returns: the traces read, the problems met, and the unknown-format error."""
+"""What an import returns: the traces read, the problems met, and the unknown-format error.
+
+``ImportProblem`` and ``Label`` are the contracts' own (an import's problems reach clients as they are).
+"""
 
 from __future__ import annotations
 
@@ -6,9 +9,9 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from agenteval.contracts.errors import InvalidArgument
+from agenteval.contracts.records import ImportProblem, Label
 from agenteval.contracts.trace import Trace
 
-Label = Literal["positive", "negative"]
 FormatName = Literal["jsonl", "otlp", "mlflow", "langfuse", "generic"]
 FORMATS: tuple[FormatName, ...] = ("jsonl", "otlp", "mlflow", "langfuse", "generic")
 
@@ -36,21 +39,6 @@ class ImportedTrace:
     source_format: str
     agent: str | None = None
     """The agent (or source) the trace came from, when the record names one."""
-
-
-@dataclass
-class ImportProblem:
-    """Something in the file that could not be imported; the rest of the file still is."""
-
-    line: int
-    """1-based line (JSON Lines) or record index (a whole-file JSON document); 0 for the whole file."""
-    reason: str
-    """One line a person can act on."""
-    unit: Literal["line", "record", "file"] = "line"
-    """What ``line`` counts."""
-
-    def __str__(self) -> str:
-        return self.reason if self.unit == "file" else f"{self.unit} {self.line}: {self.reason}"
 
 
 @dataclass

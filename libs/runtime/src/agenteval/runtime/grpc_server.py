@@ -18,21 +18,12 @@ from grpc_health.v1.health import aio as health_aio
 from grpc_reflection.v1alpha import reflection
 
 from agenteval.contracts import errors
-from agenteval.contracts.transport import MAX_MESSAGE_BYTES, channel
+from agenteval.contracts.transport import MAX_MESSAGE_BYTES, STATUS_CODES, channel
 
 log = logging.getLogger("agenteval.grpc")
 
 _TRequest = TypeVar("_TRequest")
 _TResponse = TypeVar("_TResponse")
-
-_CODES: dict[type[Exception], grpc.StatusCode] = {
-    errors.NotFound: grpc.StatusCode.NOT_FOUND,
-    errors.InvalidArgument: grpc.StatusCode.INVALID_ARGUMENT,
-    errors.AlreadyExists: grpc.StatusCode.ALREADY_EXISTS,  # before Conflict, its base
-    errors.Conflict: grpc.StatusCode.FAILED_PRECONDITION,
-    errors.Unavailable: grpc.StatusCode.UNAVAILABLE,
-    errors.PermissionDenied: grpc.StatusCode.PERMISSION_DENIED,
-}
 
 
 MAX_DETAILS_CHARS = 1000
@@ -114,7 +105,7 @@ async def _refuse(request: Any, context: grpc.aio.ServicerContext) -> None:
 
 
 def status_for(exc: BaseException) -> grpc.StatusCode:
-    for cls, code in _CODES.items():
+    for cls, code in STATUS_CODES.items():
         if isinstance(exc, cls):
             return code
     return grpc.StatusCode.INTERNAL

@@ -6,7 +6,12 @@
   :func:`parse_suite`.
 - Graders of your own: the :func:`grader` decorator, :class:`GradeContext`,
   :class:`GradeOutcome`.
-- Talking to a running agenteval: :class:`Client`.
+- Talking to a running agenteval: :class:`Client`, whose methods return the models
+  :class:`RunInfo`, :class:`RunSummary`, :class:`TrialRecord` (with :class:`GradeRecord`
+  and :class:`Trace`), :class:`TraceInfo`, :class:`ImportReport`, :class:`EvalInfo`,
+  :class:`EvalCodeReport`, and raise :class:`NotFound`, :class:`InvalidArgument`,
+  :class:`Conflict`, :class:`Unavailable`, :class:`PermissionDenied` (all
+  :class:`AgentEvalError`).
 
 Everything else under ``agenteval.*`` is internal and may change between versions.
 Names other than the agent context load on first use, so an agent module that imports
@@ -21,23 +26,70 @@ from typing import TYPE_CHECKING, Any
 from agenteval.sdk._context import AgentContext, ToolError
 
 if TYPE_CHECKING:
+    from agenteval.contracts.errors import (
+        AgentEvalError,
+        Conflict,
+        InvalidArgument,
+        NotFound,
+        PermissionDenied,
+        Unavailable,
+    )
+    from agenteval.contracts.events import GradeRecord
+    from agenteval.contracts.records import (
+        EvalCodeReport,
+        EvalInfo,
+        EvalMismatch,
+        EvalSplit,
+        ImportProblem,
+        ImportReport,
+        LabeledTrace,
+        RunInfo,
+        TraceInfo,
+        TrialRecord,
+    )
     from agenteval.contracts.suite import Case, GraderSpec, Suite
-    from agenteval.contracts.summary import RunSummary
+    from agenteval.contracts.summary import CaseSummary, LatencySummary, RunSummary, TagSummary
+    from agenteval.contracts.trace import Message, Step, Trace, TrialError, Usage
     from agenteval.grading import GradeContext, GradeOutcome, grader
     from agenteval.sdk._client import Client
     from agenteval.suites import SuiteError, load_suite, parse_suite
 
 __all__ = [
     "AgentContext",
+    "AgentEvalError",
     "Case",
+    "CaseSummary",
     "Client",
+    "Conflict",
+    "EvalCodeReport",
+    "EvalInfo",
+    "EvalMismatch",
+    "EvalSplit",
     "GradeContext",
     "GradeOutcome",
+    "GradeRecord",
     "GraderSpec",
+    "ImportProblem",
+    "ImportReport",
+    "InvalidArgument",
+    "LabeledTrace",
+    "LatencySummary",
+    "Message",
+    "NotFound",
+    "PermissionDenied",
+    "RunInfo",
     "RunSummary",
+    "Step",
     "Suite",
     "SuiteError",
+    "TagSummary",
     "ToolError",
+    "Trace",
+    "TraceInfo",
+    "TrialError",
+    "TrialRecord",
+    "Unavailable",
+    "Usage",
     "grader",
     "load_suite",
     "parse_suite",
@@ -47,7 +99,32 @@ _LAZY = {
     "Case": "agenteval.contracts.suite",
     "GraderSpec": "agenteval.contracts.suite",
     "Suite": "agenteval.contracts.suite",
+    "Message": "agenteval.contracts.trace",
+    "Step": "agenteval.contracts.trace",
+    "Trace": "agenteval.contracts.trace",
+    "TrialError": "agenteval.contracts.trace",
+    "Usage": "agenteval.contracts.trace",
     "RunSummary": "agenteval.contracts.summary",
+    "CaseSummary": "agenteval.contracts.summary",
+    "TagSummary": "agenteval.contracts.summary",
+    "LatencySummary": "agenteval.contracts.summary",
+    "GradeRecord": "agenteval.contracts.events",
+    "RunInfo": "agenteval.contracts.records",
+    "TrialRecord": "agenteval.contracts.records",
+    "TraceInfo": "agenteval.contracts.records",
+    "ImportReport": "agenteval.contracts.records",
+    "ImportProblem": "agenteval.contracts.records",
+    "LabeledTrace": "agenteval.contracts.records",
+    "EvalInfo": "agenteval.contracts.records",
+    "EvalSplit": "agenteval.contracts.records",
+    "EvalCodeReport": "agenteval.contracts.records",
+    "EvalMismatch": "agenteval.contracts.records",
+    "AgentEvalError": "agenteval.contracts.errors",
+    "NotFound": "agenteval.contracts.errors",
+    "InvalidArgument": "agenteval.contracts.errors",
+    "Conflict": "agenteval.contracts.errors",
+    "Unavailable": "agenteval.contracts.errors",
+    "PermissionDenied": "agenteval.contracts.errors",
     "GradeContext": "agenteval.grading",
     "GradeOutcome": "agenteval.grading",
     "grader": "agenteval.grading",

@@ -1,21 +1,42 @@
-"""A small async client over the gRPC contracts, used by the CLI, tests and scripts."""
+"""The typed client: agenteval's gRPC services, answered in contract models.
+
+Every method returns pydantic models of ``agenteval.contracts`` (``RunInfo``, ``TrialRecord``,
+``TraceInfo``, ``EvalInfo``, ...) and raises the contract errors (``NotFound``,
+``InvalidArgument``, ``Conflict``, ``Unavailable``, ``PermissionDenied``) for the status codes
+the servers map them to, so a script never handles protobuf messages or gRPC status codes.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import os
 import time
-from collections.abc import AsyncIterator
-from typing import Any
+from collections.abc import AsyncIterator, Awaitable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
 
 import grpc
 
-from agenteval.contracts.pb import summary_from_pb
+from agenteval.contracts import pb
+from agenteval.contracts.records import (
+    EvalCodeReport,
+    EvalInfo,
+    ImportReport,
+    LabeledTrace,
+    RunInfo,
+    TraceInfo,
+    TrialRecord,
+)
 from agenteval.contracts.suite import Suite
 from agenteval.contracts.summary import RunSummary
-from agenteval.contracts.transport import channel
+from agenteval.contracts.trace import TrialStatus
+from agenteval.contracts.transport import ERRORS_BY_CODE, channel
 from agenteval.v1 import (
+    common_pb2,
+    eval_generator_pb2,
     eval_generator_pb2_grpc,
+    grader_pb2,
     grader_pb2_grpc,
     metrics_pb2_grpc,
     runner_pb2,
@@ -25,6 +46,25 @@ from agenteval.v1 import (
     transcripts_pb2,
     transcripts_pb2_grpc,
 )
+
+T = TypeVar("T")
+
+IMPORT_CHUNK_BYTES = 1024 * 1024
+"""Size of the chunks a trace file is streamed in."""
+
+
+@dataclass(frozen=True)
+class _Stubs:
+    """The raw gRPC stubs: internal, for agenteval's own CLI where no typed method exists yet
+    (comparisons, eval generation). Not part of the public API; they may change at any time."""
+
+    runs: runner_pb2_grpc.RunServiceStub
+    transcripts: transcripts_pb2_grpc.TranscriptServiceStub
+    grader: grader_pb2_grpc.GraderServiceStub
+    metrics: metrics_pb2_grpc.MetricsServiceStub
+    evals: eval_generator_pb2_grpc.EvalGeneratorServiceStub
+    suites: suites_pb2_grpc.SuiteServiceStub
+
 
 RECONNECT_S = 120.0
 """How long a watch keeps trying to reconnect to a server that went away."""
@@ -41,19 +81,40 @@ def _transient(exc: grpc.aio.AioRpcError) -> bool:
     )
 
 
+def _contract_error(exc: grpc.aio.AioRpcError, target: str) -> Exception:
+    """The contract error a status code stands for; the gRPC error itself for other codes."""
+    cls = ERRORS_BY_CODE.get(exc.code())
+    if cls is None:
+        return exc
+    details = exc.details() or exc.code().name
+    if exc.code() == grpc.StatusCode.UNAVAILABLE:
+        details = f"agenteval at {target} is unavailable: {details}"
+    return cls(details)
+
+
 class Client:
-    """Stubs of every service. One address serves all in embedded mode; in a distributed
-    deployment each service's address comes from ``AGENTEVAL_<SERVICE>_ADDR`` when set."""
+    """A client of a running agenteval (``agent-eval up``, or a distributed deployment).
+
+    One address serves every service in embedded mode; in a distributed deployment each
+    service's address comes from ``AGENTEVAL_<SERVICE>_ADDR`` when set (RUNNER, TRANSCRIPTS,
+    GRADER, METRICS, EVALGEN, SUITES). Use it as an async context manager::
+
+        async with Client("127.0.0.1:50051") as client:
+            run = await client.submit(suite, agent="python:my_agent:run", k=5)
+            run = await client.wait(run.run_id)
+    """
 
     def __init__(self, target: str) -> None:
         self.target = target
         self._channels: dict[str, grpc.aio.Channel] = {}
-        self.runs = runner_pb2_grpc.RunServiceStub(self._channel("RUNNER"))
-        self.transcripts = transcripts_pb2_grpc.TranscriptServiceStub(self._channel("TRANSCRIPTS"))
-        self.grader = grader_pb2_grpc.GraderServiceStub(self._channel("GRADER"))
-        self.metrics = metrics_pb2_grpc.MetricsServiceStub(self._channel("METRICS"))
-        self.evals = eval_generator_pb2_grpc.EvalGeneratorServiceStub(self._channel("EVALGEN"))
-        self.suites = suites_pb2_grpc.SuiteServiceStub(self._channel("SUITES"))
+        self._stubs = _Stubs(
+            runs=runner_pb2_grpc.RunServiceStub(self._channel("RUNNER")),
+            transcripts=transcripts_pb2_grpc.TranscriptServiceStub(self._channel("TRANSCRIPTS")),
+            grader=grader_pb2_grpc.GraderServiceStub(self._channel("GRADER")),
+            metrics=metrics_pb2_grpc.MetricsServiceStub(self._channel("METRICS")),
+            evals=eval_generator_pb2_grpc.EvalGeneratorServiceStub(self._channel("EVALGEN")),
+            suites=suites_pb2_grpc.SuiteServiceStub(self._channel("SUITES")),
+        )
 
     def _channel(self, service: str) -> grpc.aio.Channel:
         target = os.environ.get(f"AGENTEVAL_{service}_ADDR") or self.target
@@ -61,7 +122,14 @@ class Client:
             self._channels[target] = channel(target)
         return self._channels[target]
 
+    async def _call(self, call: Awaitable[T]) -> T:
+        try:
+            return await call
+        except grpc.aio.AioRpcError as exc:
+            raise _contract_error(exc, self.target) from None
+
     async def close(self) -> None:
+        """Close the connections."""
         for ch in self._channels.values():
             await ch.close()
 
@@ -71,41 +139,113 @@ class Client:
     async def __aexit__(self, *exc: object) -> None:
         await self.close()
 
-    async def submit(self, suite: Suite, agent: str = "", k: int | None = None, **kw: Any) -> runner_pb2.Run:
-        req = runner_pb2.SubmitRunRequest(suite_json=suite.model_dump_json(), agent=agent, k=k or 0, **kw)
-        return (await self.runs.SubmitRun(req)).run
+    # -- runs ------------------------------------------------------------------------------
+    async def submit(
+        self,
+        suite: Suite,
+        agent: str = "",
+        k: int | None = None,
+        *,
+        agent_version: str = "",
+        concurrency: int = 0,
+        seed: int = 0,
+        timeout_s: float | None = None,
+        tags: Sequence[str] = (),
+        request_id: str = "",
+    ) -> RunInfo:
+        """Submit ``suite`` to run against ``agent`` (empty: the suite's own), ``k`` trials per case
+        (None: each case's or the suite's own). Returns at once; :meth:`wait` follows the run.
+
+        ``seed`` fixes the trials' random generators (0 picks one), ``tags`` keeps only the cases
+        with one of them, and ``request_id`` makes the submission idempotent."""
+        request = runner_pb2.SubmitRunRequest(
+            suite=pb.suite_to_pb(suite),
+            agent=agent,
+            k=k or 0,
+            agent_version=agent_version,
+            concurrency=concurrency,
+            seed=seed,
+            timeout_s=timeout_s or 0.0,
+            tags=list(tags),
+            request_id=request_id,
+        )
+        return pb.run_from_pb((await self._call(self._stubs.runs.SubmitRun(request))).run)
+
+    async def get_run(self, run_id: str) -> RunInfo:
+        """A run's state and, once it has ended, its summary."""
+        resp = await self._call(self._stubs.runs.GetRun(runner_pb2.GetRunRequest(run_id=run_id)))
+        return pb.run_from_pb(resp.run)
+
+    async def list_runs(
+        self, *, suite: str | None = None, agent_version: str | None = None, limit: int = 50
+    ) -> list[RunInfo]:
+        """Runs, newest first, optionally of one suite or agent version."""
+        request = runner_pb2.ListRunsRequest(
+            suite=suite or "", agent_version=agent_version or "", limit=limit
+        )
+        resp = await self._call(self._stubs.runs.ListRuns(request))
+        return [pb.run_from_pb(r) for r in resp.runs]
 
     async def submit_stored(
-        self, suite_ref: str, agent: str = "", k: int | None = None, **kw: Any
-    ) -> runner_pb2.Run:
+        self,
+        suite_ref: str,
+        agent: str = "",
+        k: int | None = None,
+        *,
+        agent_version: str = "",
+        concurrency: int = 0,
+        seed: int = 0,
+        timeout_s: float | None = None,
+        tags: Sequence[str] = (),
+        request_id: str = "",
+    ) -> RunInfo:
         """Run a stored suite: ``NAME`` (its current version) or ``NAME@VERSION``."""
-        req = runner_pb2.SubmitRunRequest(suite_ref=suite_ref, agent=agent, k=k or 0, **kw)
-        return (await self.runs.SubmitRun(req)).run
-
-    async def push_suite(self, suite: Suite, expected_version: int = 0) -> suites_pb2.UpdateSuiteResponse:
-        """Store ``suite`` (created when new); the same content again is the same version."""
-        req = suites_pb2.UpdateSuiteRequest(
-            name=suite.name,
-            suite_yaml=suite.model_dump_json(),  # JSON is YAML too, and much faster to read
-            expected_version=expected_version,
-            allow_missing=True,
+        request = runner_pb2.SubmitRunRequest(
+            suite_ref=suite_ref,
+            agent=agent,
+            k=k or 0,
+            agent_version=agent_version,
+            concurrency=concurrency,
+            seed=seed,
+            timeout_s=timeout_s or 0.0,
+            tags=list(tags),
+            request_id=request_id,
         )
-        return await self.suites.UpdateSuite(req)
+        return pb.run_from_pb((await self._call(self._stubs.runs.SubmitRun(request))).run)
 
-    async def get_suite(self, name: str, version: str = "") -> suites_pb2.SuiteVersion:
-        """A stored suite's version (the current one by default), with its YAML."""
-        return (await self.suites.GetSuite(suites_pb2.GetSuiteRequest(name=name, version=version))).version
+    async def cancel_run(self, run_id: str, timeout_s: float | None = None) -> RunInfo:
+        """Cancel a run: trials not yet started are skipped; the run then completes."""
+        request = runner_pb2.CancelRunRequest(run_id=run_id)
+        resp = await self._call(self._stubs.runs.CancelRun(request, timeout=timeout_s))
+        return pb.run_from_pb(resp.run)
+
+    async def wait(self, run_id: str, *, timeout_s: float | None = None, poll_s: float = 0.2) -> RunInfo:
+        """The run once it has ended (completed, cancelled or failed); TimeoutError after
+        ``timeout_s`` seconds (None: no limit)."""
+        deadline = None if timeout_s is None else time.monotonic() + timeout_s
+        while True:
+            run = await self.get_run(run_id)
+            if run.ended:
+                return run
+            if deadline is not None and time.monotonic() >= deadline:
+                raise TimeoutError(f"run {run_id} is still {run.status} after {timeout_s:g}s")
+            await asyncio.sleep(poll_s)
+
+    async def summary(self, run_id: str) -> RunSummary | None:
+        """A run's statistics once it has ended; None before."""
+        return (await self.get_run(run_id)).summary
 
     async def watch(
         self, run_id: str, after: int = 0, *, reconnect_s: float = RECONNECT_S
     ) -> AsyncIterator[runner_pb2.WatchRunResponse]:
-        """The run's result stream from after ``after`` until the run ends.
+        """The run's result stream from after ``after`` until the run ends: submitted, batches
+        of graded trials with the run's progress, then completed with the summary (or failed).
 
         A dropped connection or a restarting server (for up to ``reconnect_s``) is followed
         by a new WatchRun that resumes after the last message received: nothing is missed
         and nothing comes twice."""
         request = runner_pb2.WatchRunRequest(run_id=run_id, after=after)
-        async for ev in self._resuming(self.runs.WatchRun, request, reconnect_s):
+        async for ev in self._resuming(self._stubs.runs.WatchRun, request, reconnect_s):
             yield ev
 
     async def watch_runs(
@@ -121,7 +261,7 @@ class Client:
         request = runner_pb2.WatchRunsRequest(
             suite=suite, agent_version=agent_version, project=project, after=after
         )
-        async for ev in self._resuming(self.runs.WatchRuns, request, reconnect_s):
+        async for ev in self._resuming(self._stubs.runs.WatchRuns, request, reconnect_s):
             yield ev
 
     async def _resuming(
@@ -138,30 +278,143 @@ class Client:
                 return
             except grpc.aio.AioRpcError as exc:
                 if not _transient(exc):
-                    raise
+                    raise _contract_error(exc, self.target) from None
                 now = time.monotonic()
                 deadline = deadline or now + reconnect_s
                 if now >= deadline:
-                    raise
+                    raise _contract_error(exc, self.target) from None
                 await asyncio.sleep(RECONNECT_PAUSE_S)
 
-    async def cancel_run(self, run_id: str, timeout_s: float | None = None) -> runner_pb2.Run:
-        """Cancel a run: trials not yet started are skipped; the run then completes."""
-        return (await self.runs.CancelRun(runner_pb2.CancelRunRequest(run_id=run_id), timeout=timeout_s)).run
-
-    async def get_run(self, run_id: str) -> runner_pb2.Run:
-        return (await self.runs.GetRun(runner_pb2.GetRunRequest(run_id=run_id))).run
-
-    async def summary(self, run_id: str) -> RunSummary | None:
-        run = await self.get_run(run_id)
-        return summary_from_pb(run.summary) if run.HasField("summary") else None
-
-    async def trials(
-        self, run_id: str, case_id: str = "", summary_only: bool = False
-    ) -> list[transcripts_pb2.Trial]:
-        resp = await self.transcripts.ListTrials(
-            transcripts_pb2.ListTrialsRequest(
-                run_id=run_id, case_id=case_id, summary_only=summary_only, limit=10_000
-            )
+    # -- stored suites -------------------------------------------------------------------
+    async def push_suite(self, suite: Suite, expected_version: int = 0) -> suites_pb2.UpdateSuiteResponse:
+        """Store ``suite`` (created when new); the same content again is the same version."""
+        request = suites_pb2.UpdateSuiteRequest(
+            name=suite.name,
+            suite_yaml=suite.model_dump_json(),  # JSON is YAML too, and much faster to read
+            expected_version=expected_version,
+            allow_missing=True,
         )
-        return list(resp.trials)
+        return await self._call(self._stubs.suites.UpdateSuite(request))
+
+    async def get_suite(self, name: str, version: str = "") -> suites_pb2.SuiteVersion:
+        """A stored suite's version (the current one by default), with its YAML."""
+        request = suites_pb2.GetSuiteRequest(name=name, version=version)
+        return (await self._call(self._stubs.suites.GetSuite(request))).version
+
+    # -- stored trials -------------------------------------------------------------------
+    async def trials(
+        self,
+        run_id: str,
+        *,
+        case_id: str | None = None,
+        status: TrialStatus | None = None,
+        with_traces: bool = True,
+        limit: int = 10_000,
+        offset: int = 0,
+    ) -> list[TrialRecord]:
+        """A run's stored trials (by case and trial index) with their grades, and their transcripts
+        unless ``with_traces`` is False."""
+        request = transcripts_pb2.ListTrialsRequest(
+            run_id=run_id,
+            case_id=case_id or "",
+            status=pb.TRIAL_STATUS_TO_PB[status] if status else common_pb2.TRIAL_STATUS_UNSPECIFIED,
+            limit=limit,
+            offset=offset,
+            summary_only=not with_traces,
+        )
+        resp = await self._call(self._stubs.transcripts.ListTrials(request))
+        return [pb.trial_from_pb(t) for t in resp.trials]
+
+    async def trial(self, trial_id: str) -> TrialRecord:
+        """One stored trial with its transcript and grades."""
+        request = transcripts_pb2.GetTrialRequest(trial_id=trial_id)
+        return pb.trial_from_pb((await self._call(self._stubs.transcripts.GetTrial(request))).trial)
+
+    # -- labeled traces ------------------------------------------------------------------
+    async def traces(
+        self,
+        dataset: str,
+        *,
+        label: str | None = None,
+        trace_ids: Sequence[str] = (),
+        labeled_only: bool = False,
+        with_traces: bool = False,
+        limit: int = 100,
+        offset: int = 0,
+    ) -> list[TraceInfo]:
+        """A dataset's imported traces (by id): summaries, and the traces too with ``with_traces``."""
+        request = transcripts_pb2.ListTracesRequest(
+            dataset=dataset,
+            label=label or "",
+            trace_ids=list(trace_ids),
+            labeled_only=labeled_only,
+            with_traces=with_traces,
+            limit=limit,
+            offset=offset,
+        )
+        resp = await self._call(self._stubs.transcripts.ListTraces(request))
+        return [pb.trace_info_from_pb(t) for t in resp.traces]
+
+    async def trace(self, trace_id: str, dataset: str = "") -> TraceInfo:
+        """One imported trace in full (of ``dataset``, or of any dataset holding that id)."""
+        request = transcripts_pb2.GetTraceRequest(trace_id=trace_id, dataset=dataset)
+        resp = await self._call(self._stubs.transcripts.GetTrace(request))
+        return pb.trace_info_from_pb(resp.summary, resp.trace)
+
+    async def import_traces(
+        self, dataset: str, source: bytes | str | os.PathLike[str], *, format: str = "auto"
+    ) -> ImportReport:
+        """Import a trace file into ``dataset``: ``source`` is its content (bytes) or its path.
+
+        ``format``: auto, jsonl, otlp, mlflow or langfuse. What could not be read is in the
+        report's ``problems``, by line or record."""
+        data = source if isinstance(source, bytes) else await asyncio.to_thread(Path(source).read_bytes)
+
+        async def chunks() -> AsyncIterator[transcripts_pb2.ImportTracesRequest]:
+            yield transcripts_pb2.ImportTracesRequest(
+                dataset=dataset, format=format, chunk=data[:IMPORT_CHUNK_BYTES]
+            )
+            for start in range(IMPORT_CHUNK_BYTES, len(data), IMPORT_CHUNK_BYTES):
+                yield transcripts_pb2.ImportTracesRequest(chunk=data[start : start + IMPORT_CHUNK_BYTES])
+
+        resp = await self._call(self._stubs.transcripts.ImportTraces(chunks()))
+        return pb.import_report_from_pb(resp)
+
+    async def label_trace(
+        self, trace_id: str, label: str, *, dataset: str, comment: str = "", rater: str = ""
+    ) -> TraceInfo:
+        """Set or change a trace's label: positive or negative (or good/bad, thumbs_up/thumbs_down,
+        true/false, 1/0)."""
+        request = transcripts_pb2.LabelTraceRequest(
+            trace_id=trace_id, dataset=dataset, label=label, comment=comment, rater=rater
+        )
+        return pb.trace_info_from_pb((await self._call(self._stubs.transcripts.LabelTrace(request))).trace)
+
+    # -- eval functions ------------------------------------------------------------------
+    async def list_evals(self, name: str | None = None) -> list[EvalInfo]:
+        """Saved evals (every version, newest first), optionally of one name."""
+        request = eval_generator_pb2.ListEvalsRequest(name=name or "")
+        return [pb.eval_from_pb(e) for e in (await self._call(self._stubs.evals.ListEvals(request))).evals]
+
+    async def get_eval(self, name: str, version: int | None = None) -> EvalInfo:
+        """One saved eval: ``version``, or the newest."""
+        request = eval_generator_pb2.GetEvalRequest(name=name, version=version or 0)
+        return pb.eval_from_pb((await self._call(self._stubs.evals.GetEval(request))).eval)
+
+    async def test_eval_code(
+        self,
+        code: str,
+        traces: Iterable[LabeledTrace],
+        *,
+        allowed_imports: Sequence[str] = (),
+        timeout_s: float | None = None,
+    ) -> EvalCodeReport:
+        """Run an eval function (``def eval_NAME(trace, ctx=None) -> (score, explanation)``) in the
+        sandbox on labeled traces: its accuracy and the traces it got wrong."""
+        request = grader_pb2.TestEvalCodeRequest(
+            code=code,
+            traces=[pb.labeled_trace_to_pb(t) for t in traces],
+            allowed_imports=list(allowed_imports),
+            timeout_s=timeout_s or 0.0,
+        )
+        return pb.eval_report_from_pb(await self._call(self._stubs.grader.TestEvalCode(request)))

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+from agenteval.contracts import pb
 from agenteval.contracts.errors import NotFound
+from agenteval.contracts.records import LabeledTrace
 from agenteval.contracts.trace import Trace
 from agenteval.eval_generator.service import Labeled
 from agenteval.runtime.grpc_server import channel
 from agenteval.v1 import grader_pb2, grader_pb2_grpc, transcripts_pb2, transcripts_pb2_grpc
-
-_TO_PB = {"positive": grader_pb2.LABEL_POSITIVE, "negative": grader_pb2.LABEL_NEGATIVE}
-_FROM_PB = {v: k for k, v in _TO_PB.items()}
 
 
 class GrpcBackends:
@@ -37,7 +35,8 @@ class GrpcBackends:
         # The shape eval functions get when they grade a suite (with tool_calls), whatever the
         # stored one: code that holds on these traces must hold there too.
         return version, [
-            (t.trace_id, Trace.model_validate_json(t.trace_json).to_eval_dict(), t.label) for t in resp.traces
+            (t.trace_id, pb.trace_from_pb(t.trace, f"trace {t.trace_id}").to_eval_dict(), t.label)
+            for t in resp.traces
         ]
 
     async def test_code(self, code: str, traces: list[Labeled]) -> dict[str, Any]:
@@ -45,27 +44,13 @@ class GrpcBackends:
             grader_pb2.TestEvalCodeRequest(
                 code=code,
                 traces=[
-                    grader_pb2.LabeledTrace(trace_id=i, trace_json=json.dumps(t), label=_TO_PB[lab])
+                    pb.labeled_trace_to_pb(
+                        LabeledTrace.model_validate(
+                            {"trace_id": i, "trace": Trace.from_eval_dict(t), "label": lab}
+                        )
+                    )
                     for i, t, lab in traces
                 ],
             )
         )
-        return {
-            "accuracy": resp.accuracy,
-            "total": resp.total,
-            "correct": resp.correct,
-            "incorrect": resp.incorrect,
-            "errors": resp.errors,
-            "code_error": resp.code_error or None,
-            "mismatches": [
-                {
-                    "trace_id": m.trace_id,
-                    "expected": _FROM_PB.get(m.expected),
-                    "predicted": _FROM_PB.get(m.predicted),
-                    "score": m.score,
-                    "explanation": m.explanation,
-                    "error": m.error or None,
-                }
-                for m in resp.mismatches
-            ],
-        }
+        return pb.eval_report_from_pb(resp).model_dump()

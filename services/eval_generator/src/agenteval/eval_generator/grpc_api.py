@@ -6,15 +6,19 @@ import asyncio
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
+from agenteval.contracts import pb as contracts_pb
 from agenteval.contracts.errors import NotFound
+from agenteval.contracts.records import EvalInfo, EvalSplit
 from agenteval.eval_generator.repository import EvalRepository
 from agenteval.eval_generator.service import EvalGenerator, GenerateRequest, Progress
 from agenteval.v1 import eval_generator_pb2 as pb
 from agenteval.v1 import eval_generator_pb2_grpc
 
 
-def eval_to_pb(row: dict[str, Any]) -> pb.Eval:
-    return pb.Eval(
+def eval_info(row: dict[str, Any]) -> EvalInfo:
+    """A saved eval row as clients see it (the split is stored as JSON)."""
+    split = row["split_json"]
+    return EvalInfo(
         name=row["name"],
         version=row["version"],
         code=row["code"],
@@ -23,10 +27,14 @@ def eval_to_pb(row: dict[str, Any]) -> pb.Eval:
         holdout_accuracy=row["holdout_accuracy"] or 0.0,
         dataset=row["dataset"],
         dataset_version=row["dataset_version"],
-        split_json=row["split_json"],
-        created_at=row["created_at"].isoformat(),
+        split=EvalSplit.model_validate_json(split) if split else None,
+        created_at=row["created_at"],
         description=row["description"],
     )
+
+
+def eval_to_pb(row: dict[str, Any]) -> pb.Eval:
+    return contracts_pb.eval_to_pb(eval_info(row))
 
 
 _EVENT_TYPES = {

@@ -7,7 +7,6 @@ measured by the grader's sandbox (TestEvalCode), not in this process.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Awaitable, Callable
@@ -16,6 +15,7 @@ from datetime import UTC, datetime
 from typing import Any, Literal, Protocol
 
 from agenteval.contracts.errors import InvalidArgument
+from agenteval.contracts.records import EvalSplit
 from agenteval.eval_generator.repository import EvalRepository
 
 EVAL_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,99}$")
@@ -146,14 +146,12 @@ class EvalGenerator:
             holdout_accuracy=holdout_report["accuracy"],
             dataset=req.dataset,
             dataset_version=version,
-            split_json=json.dumps(
-                {
-                    "seed": req.seed,
-                    "holdout_fraction": req.holdout_fraction,
-                    "train": [i for i, _, _ in train],
-                    "holdout": [i for i, _, _ in held_out],
-                }
-            ),
+            split_json=EvalSplit(
+                seed=req.seed,
+                holdout_fraction=req.holdout_fraction,
+                train=[i for i, _, _ in train],
+                holdout=[i for i, _, _ in held_out],
+            ).model_dump_json(),
             description=synth.rule_description if generator == "synthesizer" else f"written by {generator}",
             created_at=datetime.now(UTC),
         )

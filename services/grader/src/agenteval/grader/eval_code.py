@@ -8,16 +8,16 @@ an eval function scores the same here as in a suite.
 
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from typing import Any
 
+from agenteval.contracts import pb
 from agenteval.contracts.errors import InvalidArgument
+from agenteval.contracts.records import EvalCodeReport, EvalMismatch, Label
 from agenteval.v1 import grader_pb2
 
-POSITIVE, NEGATIVE = "positive", "negative"
-LABEL_TO_PB = {POSITIVE: grader_pb2.LABEL_POSITIVE, NEGATIVE: grader_pb2.LABEL_NEGATIVE}
-LABEL_FROM_PB = {v: k for k, v in LABEL_TO_PB.items()}
+POSITIVE: Label = "positive"
+NEGATIVE: Label = "negative"
 MAX_MISMATCHES = 200
 MAX_TIMEOUT_S = 60.0
 """Longest per-trace timeout a caller may ask for (as for eval_function graders)."""
@@ -35,38 +35,6 @@ def with_tool_calls(trace: Any) -> Any:
     return {**trace, "tool_calls": calls}
 
 
-@dataclass
-class Mismatch:
-    trace_id: str
-    expected: str
-    predicted: str | None
-    score: float | None
-    explanation: str
-    error: str | None = None
-
-
-@dataclass
-class EvalCodeReport:
-    accuracy: float
-    total: int
-    correct: int
-    incorrect: int
-    errors: int
-    mismatches: list[Mismatch] = field(default_factory=list)
-    code_error: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "accuracy": self.accuracy,
-            "total": self.total,
-            "correct": self.correct,
-            "incorrect": self.incorrect,
-            "errors": self.errors,
-            "code_error": self.code_error,
-            "mismatches": [m.__dict__ for m in self.mismatches],
-        }
-
-
 class EvalCodeTester:
     """Runs eval code in the sandbox pool and scores it against labels."""
 
@@ -76,7 +44,7 @@ class EvalCodeTester:
     async def test(
         self,
         code: str,
-        traces: list[tuple[str, dict[str, Any], str]],
+        traces: Sequence[tuple[str, dict[str, Any], str]],
         allowed_imports: list[str] | None = None,
         timeout_s: float | None = None,
     ) -> EvalCodeReport:
@@ -96,7 +64,9 @@ class EvalCodeTester:
             raise InvalidArgument(str(exc)) from None
         if problems:
             msg = "; ".join(f"{p.rule}: {p.message}" for p in problems)
-            return EvalCodeReport(0.0, len(traces), 0, 0, len(traces), [], code_error=msg)
+            return EvalCodeReport(
+                accuracy=0.0, total=len(traces), correct=0, incorrect=0, errors=len(traces), code_error=msg
+            )
         results = await self.pool.run_batch(
             code,
             [with_tool_calls(t) for _, t, _ in traces],
@@ -104,13 +74,17 @@ class EvalCodeTester:
             timeout_s=timeout_s,
         )
         correct = incorrect = errors = 0
-        mismatches: list[Mismatch] = []
+        mismatches: list[EvalMismatch] = []
         for (trace_id, _, label), res in zip(traces, results, strict=True):
             if res.error is not None:
                 errors += 1
                 if len(mismatches) < MAX_MISMATCHES:
                     mismatches.append(
-                        Mismatch(trace_id, label, None, None, "", f"{res.error.rule}: {res.error.message}")
+                        EvalMismatch(
+                            trace_id=trace_id,
+                            expected=label,
+                            error=f"{res.error.rule}: {res.error.message}",
+                        )
                     )
                 continue
             predicted = POSITIVE if (res.score or 0.0) >= 0.5 else NEGATIVE
@@ -119,43 +93,30 @@ class EvalCodeTester:
             else:
                 incorrect += 1
                 if len(mismatches) < MAX_MISMATCHES:
-                    mismatches.append(Mismatch(trace_id, label, predicted, res.score, res.explanation))
+                    mismatches.append(
+                        EvalMismatch(
+                            trace_id=trace_id,
+                            expected=label,
+                            predicted=predicted,
+                            score=res.score,
+                            explanation=res.explanation,
+                        )
+                    )
         total = len(traces)
         return EvalCodeReport(
-            correct / total if total else 0.0, total, correct, incorrect, errors, mismatches
+            accuracy=correct / total if total else 0.0,
+            total=total,
+            correct=correct,
+            incorrect=incorrect,
+            errors=errors,
+            mismatches=mismatches,
         )
 
     async def test_pb(self, request: grader_pb2.TestEvalCodeRequest) -> grader_pb2.TestEvalCodeResponse:
-        traces: list[tuple[str, dict[str, Any], str]] = []
-        for i, lt in enumerate(request.traces):
-            if lt.label not in LABEL_FROM_PB:
-                raise InvalidArgument(f"traces[{i}] ({lt.trace_id or 'no id'}): label is not set")
-            try:
-                trace = json.loads(lt.trace_json)
-            except ValueError as exc:
-                raise InvalidArgument(
-                    f"traces[{i}] ({lt.trace_id or 'no id'}): trace_json is not JSON: {exc}"
-                ) from None
-            traces.append((lt.trace_id or str(i), trace, LABEL_FROM_PB[lt.label]))
+        traces = [
+            (t.trace_id, t.trace.to_eval_dict(), t.label) for t in pb.labeled_traces_from_pb(request.traces)
+        ]
         report = await self.test(
             request.code, traces, list(request.allowed_imports), request.timeout_s or None
         )
-        return grader_pb2.TestEvalCodeResponse(
-            accuracy=report.accuracy,
-            total=report.total,
-            correct=report.correct,
-            incorrect=report.incorrect,
-            errors=report.errors,
-            code_error=report.code_error or "",
-            mismatches=[
-                grader_pb2.Mismatch(
-                    trace_id=m.trace_id,
-                    expected=LABEL_TO_PB[m.expected],
-                    predicted=LABEL_TO_PB.get(m.predicted or "", grader_pb2.LABEL_UNSPECIFIED),
-                    score=m.score or 0.0,
-                    explanation=m.explanation,
-                    error=m.error or "",
-                )
-                for m in report.mismatches
-            ],
-        )
+        return pb.eval_report_to_pb(report)

@@ -92,7 +92,7 @@ class MetricsComponent:
 
 async def fetch_transcripts(target: str, run_id: str, limit: int) -> list[dict]:
     """The run's stored transcripts (trace dicts with case and trial ids), over TranscriptService."""
-    from agenteval.contracts.trace import Trace
+    from agenteval.contracts.pb import trace_from_pb
     from agenteval.runtime.grpc_server import channel
     from agenteval.v1 import transcripts_pb2, transcripts_pb2_grpc
 
@@ -101,8 +101,8 @@ async def fetch_transcripts(target: str, run_id: str, limit: int) -> list[dict]:
         resp = await stub.ListTrials(transcripts_pb2.ListTrialsRequest(run_id=run_id, limit=limit))
     out = []
     for t in resp.trials:
-        if t.trace_json:
-            doc = Trace.model_validate_json(t.trace_json).to_eval_dict()
+        if t.HasField("trace"):
+            doc = trace_from_pb(t.trace).to_eval_dict()
             doc["metadata"] = {**doc.get("metadata", {}), "case_id": t.case_id, "trial_id": t.trial_id}
             out.append(doc)
     return out

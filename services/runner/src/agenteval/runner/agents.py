@@ -11,7 +11,6 @@ import asyncio
 import importlib
 import importlib.util
 import inspect
-import json
 import os
 import sys
 from collections.abc import Callable
@@ -30,6 +29,10 @@ class AgentOutput:
 
     output: str | None
     extra: dict[str, Any]
+
+
+class BadAgentOutput(Exception):
+    """The agent answered, but not in the shape its contract asks for."""
 
 
 class Agent(Protocol):
@@ -82,6 +85,8 @@ class GrpcAgent:
         self._stub: Any = None
 
     async def run(self, messages: list[dict[str, Any]], ctx: AgentContext) -> AgentOutput:
+        from agenteval.contracts import pb
+        from agenteval.contracts.trace import Message
         from agenteval.runtime.grpc_server import channel
         from agenteval.v1 import agent_pb2, agent_pb2_grpc
 
@@ -93,16 +98,19 @@ class GrpcAgent:
                 case_id=ctx.case_id,
                 trial_index=ctx.trial_index,
                 seed=ctx.seed,
-                messages_json=json.dumps(messages),
-                initial_state_json=json.dumps(ctx.state),
-                tool_mocks_json=json.dumps(ctx.tool_mocks),
+                messages=[pb.message_to_pb(Message.model_validate(m)) for m in messages],
+                initial_state_json=pb.json_object_to_pb(ctx.state),
+                tool_mocks_json=pb.json_object_to_pb(ctx.tool_mocks),
             )
         )
         extra: dict[str, Any] = {}
-        if resp.steps_json:
-            extra["steps"] = json.loads(resp.steps_json)
-        if resp.state_json:
-            extra["state"] = json.loads(resp.state_json)
+        try:
+            if resp.steps:
+                extra["steps"] = [pb.step_dict_from_pb(s, f"steps[{i}]") for i, s in enumerate(resp.steps)]
+            if resp.state_json:
+                extra["state"] = pb.json_object_from_pb(resp.state_json, "state_json")
+        except InvalidArgument as exc:
+            raise BadAgentOutput(f"the agent's RunAgentResponse does not fit: {exc}") from None
         if resp.input_tokens or resp.output_tokens:
             extra["usage"] = {"input_tokens": resp.input_tokens, "output_tokens": resp.output_tokens}
         return AgentOutput(resp.output, extra)

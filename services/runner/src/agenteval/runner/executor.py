@@ -13,7 +13,7 @@ from pydantic import ValidationError
 from agenteval.contracts.errors import AgentEvalError
 from agenteval.contracts.events import TrialRequested
 from agenteval.contracts.trace import Step, Trace, TrialError, Usage
-from agenteval.runner.agents import load_agent
+from agenteval.runner.agents import BadAgentOutput, load_agent
 from agenteval.sdk import AgentContext
 
 MAX_ERROR_CHARS = 4000
@@ -62,6 +62,9 @@ async def run_trial(req: TrialRequested, cancelled: bool = False) -> Trace:
     except TimeoutError:
         status = "timeout"
         error = _error("timeout", f"the agent did not finish within {req.timeout_s:g}s", retryable=True)
+    except BadAgentOutput as exc:
+        status = "error"
+        error = _error("bad_agent_output", str(exc))
     except AgentEvalError as exc:
         status = "error"
         error = _error("agent_not_found", str(exc))

@@ -6,16 +6,14 @@ import json
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from typing import Any
 
-from pydantic import ValidationError
-
+from agenteval.contracts import pb
 from agenteval.contracts.errors import InvalidArgument
 from agenteval.contracts.events import RunCompleted
-from agenteval.contracts.pb import RUN_STATUS_TO_PB, reported_to_pb, summary_to_pb
-from agenteval.contracts.suite import Suite
+from agenteval.contracts.pb import reported_to_pb, summary_to_pb
 from agenteval.runner.repository import RunRecord
 from agenteval.runner.service import RunnerService, SubmitRunInput
 from agenteval.runtime.results import Reported
-from agenteval.v1 import common_pb2, runner_pb2, runner_pb2_grpc
+from agenteval.v1 import runner_pb2, runner_pb2_grpc
 
 # (subject filter, start sequence, new only) -> the result-stream messages on it, None when idle
 ReportReader = Callable[[str, int, bool], AsyncGenerator[Reported | None, None]]
@@ -23,26 +21,7 @@ _TERMINAL = ("completed", "failed")
 
 
 def run_to_pb(rec: RunRecord) -> runner_pb2.Run:
-    msg = runner_pb2.Run(
-        run_id=rec.run_id,
-        suite=rec.suite,
-        agent=rec.agent,
-        agent_version=rec.agent_version,
-        k=rec.k or 0,
-        status=RUN_STATUS_TO_PB.get(rec.status, common_pb2.RUN_STATUS_UNSPECIFIED),
-        trials_total=rec.trials_total,
-        trials_graded=rec.trials_graded,
-        created_at=rec.created_at.isoformat(),
-        completed_at=rec.completed_at.isoformat() if rec.completed_at else "",
-        error=rec.error or "",
-        suite_version=rec.suite_version,
-        suite_version_number=rec.suite_version_number,
-        tags=rec.tags,
-    )
-    summary = rec.summary
-    if summary is not None:
-        msg.summary.CopyFrom(summary_to_pb(summary))
-    return msg
+    return pb.run_to_pb(rec.info())
 
 
 class RunServicer(runner_pb2_grpc.RunServiceServicer):
@@ -54,11 +33,10 @@ class RunServicer(runner_pb2_grpc.RunServiceServicer):
         self, request: runner_pb2.SubmitRunRequest, context: Any
     ) -> runner_pb2.SubmitRunResponse:
         suite = None
-        if request.suite_json or not request.suite_ref:
-            try:
-                suite = Suite.model_validate_json(request.suite_json)
-            except ValidationError as exc:
-                raise InvalidArgument(f"suite_json is not a valid suite: {exc}") from None
+        if request.HasField("suite"):
+            suite = pb.suite_from_pb(request.suite)
+        elif not request.suite_ref:
+            raise InvalidArgument("give a suite, or suite_ref naming a stored one")
         rec = await self.service.submit(
             SubmitRunInput(
                 suite=suite,

@@ -51,7 +51,9 @@ def register(broker: NatsBroker, service: RunnerService) -> None:
         await service.on_completed(parse_batch(RunCompleted, payloads, "runner-run-completed"))
 
     # Every replica must learn of a cancel: a plain (non-durable, non-shared) subscription.
-    @broker.subscriber(subjects.run_cancelled)
+    # It must not answer: run.cancelled is published to the stream with the publisher's ack
+    # inbox as reply subject, and an empty answer there would read as a failed publish.
+    @broker.subscriber(subjects.run_cancelled, no_reply=True)
     async def on_run_cancelled(payload: dict[str, Any]) -> None:
         for ev in parse_batch(RunCancelled, [payload], "runner-run-cancelled"):
             service.on_cancelled(ev.run_id)

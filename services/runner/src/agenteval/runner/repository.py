@@ -9,6 +9,7 @@ from datetime import datetime
 from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from agenteval.contracts.records import RunInfo
 from agenteval.contracts.summary import RunSummary
 from agenteval.runner.models import runs
 
@@ -50,6 +51,28 @@ class RunRecord:
     @property
     def summary(self) -> RunSummary | None:
         return RunSummary.model_validate_json(self.summary_json) if self.summary_json else None
+
+    def info(self) -> RunInfo:
+        """The run as clients see it (RunService's Run)."""
+        return RunInfo.model_validate(
+            {
+                "run_id": self.run_id,
+                "suite": self.suite,
+                "agent": self.agent,
+                "agent_version": self.agent_version,
+                "k": self.k,
+                "status": self.status,
+                "trials_total": self.trials_total,
+                "trials_graded": self.trials_graded,
+                "created_at": self.created_at,
+                "completed_at": self.completed_at,
+                "summary": self.summary,
+                "error": self.error,
+                "suite_version": self.suite_version,
+                "suite_version_number": self.suite_version_number,
+                "tags": self.tags,
+            }
+        )
 
 
 class RunRepository:

@@ -7,67 +7,63 @@ import json
 from collections.abc import AsyncIterator
 from typing import Any, cast
 
+from agenteval.contracts import pb
 from agenteval.contracts.errors import InvalidArgument, NotFound
-from agenteval.contracts.pb import TRIAL_STATUS_FROM_PB, TRIAL_STATUS_TO_PB
+from agenteval.contracts.events import GradeRecord
+from agenteval.contracts.pb import TRIAL_STATUS_FROM_PB
+from agenteval.contracts.records import ImportReport, TraceInfo, TrialRecord
+from agenteval.contracts.trace import Trace
 from agenteval.transcript_store.datasets import DatasetRepository, check_dataset_name
 from agenteval.transcript_store.repository import TranscriptRepository
-from agenteval.v1 import common_pb2, transcripts_pb2, transcripts_pb2_grpc
+from agenteval.v1 import transcripts_pb2, transcripts_pb2_grpc
 
 
-def grades_to_pb(grades_json: str | None) -> list[transcripts_pb2.TrialGrade]:
-    """The stored grades (GradeRecord dicts as JSON) as messages; none until graded."""
-    if not grades_json:
-        return []
-    return [
-        transcripts_pb2.TrialGrade(
-            name=g["name"],
-            params_json=json.dumps(g.get("params") or {}, sort_keys=True),
-            score=g.get("score") or 0.0,
-            passed=bool(g.get("passed")),
-            explanation=g.get("explanation") or "",
-            error=g.get("error") or "",
-            input_tokens=g.get("input_tokens") or 0,
-            output_tokens=g.get("output_tokens") or 0,
-            cost_usd=g.get("cost_usd") or 0.0,
-        )
-        for g in json.loads(grades_json)
-    ]
-
-
-def trial_to_pb(row: dict[str, Any], with_trace: bool = True) -> transcripts_pb2.Trial:
-    return transcripts_pb2.Trial(
+def trial_record(row: dict[str, Any], with_trace: bool = True) -> TrialRecord:
+    """A stored trial row as clients see it; the grades are GradeRecord dicts as JSON, none until graded."""
+    grades = row["grades_json"]
+    trace = row["trace_json"]
+    return TrialRecord(
         trial_id=row["trial_id"],
         run_id=row["run_id"],
         case_id=row["case_id"],
         trial_index=row["trial_index"],
-        status=TRIAL_STATUS_TO_PB.get(row["status"] or "", common_pb2.TRIAL_STATUS_UNSPECIFIED),
-        trace_json=(row["trace_json"] or "") if with_trace else "",
+        status=row["status"] or None,
         latency_ms=row["latency_ms"] or 0.0,
-        created_at=row["created_at"].isoformat() if row["created_at"] else "",
+        created_at=row["created_at"],
         passed=row["passed"],
         score=row["score"],
-        grades=grades_to_pb(row["grades_json"]),
+        grades=[GradeRecord.model_validate(g) for g in json.loads(grades)] if grades else [],
+        trace=Trace.model_validate_json(trace) if with_trace and trace else None,
     )
+
+
+def trial_to_pb(row: dict[str, Any], with_trace: bool = True) -> transcripts_pb2.Trial:
+    return pb.trial_to_pb(trial_record(row, with_trace))
 
 
 MAX_IMPORT_BYTES = 1024 * 1024 * 1024
 
 
-def trace_summary_to_pb(
-    row: dict[str, Any], version: int = 0, with_trace: bool = False
-) -> transcripts_pb2.TraceSummary:
-    return transcripts_pb2.TraceSummary(
+def trace_info(row: dict[str, Any], version: int = 0, with_trace: bool = False) -> TraceInfo:
+    """A stored imported trace as clients see it."""
+    return TraceInfo(
         trace_id=row["trace_id"],
         dataset=row["dataset"],
-        label=row["label"] or "",
+        label=row["label"] or None,
         summary=row["summary"],
         step_count=row["step_count"],
         has_tool_calls=row["has_tool_calls"],
-        comment=row["comment"] or "",
-        rater=row["rater"] or "",
+        comment=row["comment"] or None,
+        rater=row["rater"] or None,
         dataset_version=version,
-        trace_json=row["trace_json"] if with_trace else "",
+        trace=Trace.model_validate_json(row["trace_json"]) if with_trace else None,
     )
+
+
+def trace_summary_to_pb(
+    row: dict[str, Any], version: int = 0, with_trace: bool = False
+) -> transcripts_pb2.TraceSummary:
+    return pb.trace_info_to_pb(trace_info(row, version, with_trace))
 
 
 class TranscriptServicer(transcripts_pb2_grpc.TranscriptServiceServicer):
@@ -95,16 +91,15 @@ class TranscriptServicer(transcripts_pb2_grpc.TranscriptServiceServicer):
         # The client's format name as given: import_traces rejects unknown ones (UnknownTraceFormat).
         result = await asyncio.to_thread(import_traces, b"".join(chunks), cast("ImportFormat", fmt))
         imported, duplicates, version = await self.datasets.import_traces(dataset, result.traces)
-        return transcripts_pb2.ImportTracesResponse(
-            dataset=dataset,
-            dataset_version=version,
-            imported=imported,
-            duplicates=duplicates,
-            problems=[
-                transcripts_pb2.ImportProblem(line=p.line, reason=p.reason, unit=p.unit)
-                for p in result.problems
-            ],
-            format=result.format,
+        return pb.import_report_to_pb(
+            ImportReport(
+                dataset=dataset,
+                dataset_version=version,
+                imported=imported,
+                duplicates=duplicates,
+                problems=result.problems,
+                format=result.format,
+            )
         )
 
     async def ListTraces(
@@ -134,7 +129,8 @@ class TranscriptServicer(transcripts_pb2_grpc.TranscriptServiceServicer):
                 + (f" in dataset {request.dataset!r}" if request.dataset else "")
             )
         return transcripts_pb2.GetTraceResponse(
-            summary=trace_summary_to_pb(row), trace_json=row["trace_json"]
+            summary=trace_summary_to_pb(row),
+            trace=pb.trace_to_pb(Trace.model_validate_json(row["trace_json"])),
         )
 
     async def LabelTrace(
