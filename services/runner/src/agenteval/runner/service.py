@@ -270,6 +270,7 @@ class RunnerService:
             trials_total=req.trials_total,
             agent_version=req.agent_version,
             suite=req.suite,
+            agent=req.agent,
             trace=trace,
             allowed_imports=req.allowed_imports,
             full_trace=full,
