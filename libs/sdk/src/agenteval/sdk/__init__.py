@@ -7,6 +7,8 @@
 - Graders of your own: the :func:`grader` decorator, :class:`GradeContext`,
   :class:`GradeOutcome`.
 - Talking to a running agenteval: :class:`Client`.
+- MLflow: :func:`mlflow_scorer` makes any grader an MLflow GenAI scorer for
+  ``mlflow.genai.evaluate`` (install ``agenteval-sdk[mlflow]``).
 
 Everything else under ``agenteval.*`` is internal and may change between versions.
 Names other than the agent context load on first use, so an agent module that imports
@@ -24,6 +26,7 @@ if TYPE_CHECKING:
     from agenteval.contracts.suite import Case, GraderSpec, Suite
     from agenteval.contracts.summary import RunSummary
     from agenteval.grading import GradeContext, GradeOutcome, grader
+    from agenteval.grading.mlflow_scorers import mlflow_scorer
     from agenteval.sdk._client import Client
     from agenteval.suites import SuiteError, load_suite, parse_suite
 
@@ -40,6 +43,7 @@ __all__ = [
     "ToolError",
     "grader",
     "load_suite",
+    "mlflow_scorer",
     "parse_suite",
 ]
 
@@ -54,6 +58,7 @@ _LAZY = {
     "Client": "agenteval.sdk._client",
     "SuiteError": "agenteval.suites",
     "load_suite": "agenteval.suites",
+    "mlflow_scorer": "agenteval.grading.mlflow_scorers",
     "parse_suite": "agenteval.suites",
 }
 
