@@ -35,6 +35,7 @@ def test_help_lists_the_commands() -> None:
         "plan",
         "evals",
         "traces",
+        "export",
     ):
         assert command in proc.stdout
 

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterable
 from typing import Any
 
 from google.protobuf.json_format import MessageToDict
 
 from agenteval.contracts.summary import CaseSummary, LatencySummary, RunSummary
-from agenteval.v1 import common_pb2
+from agenteval.v1 import common_pb2, transcripts_pb2
 
 TRIAL_STATUS_TO_PB = {
     "ok": common_pb2.TRIAL_STATUS_OK,
@@ -64,3 +66,19 @@ def summary_to_pb(s: RunSummary) -> common_pb2.RunSummary:
 def summary_from_pb(m: common_pb2.RunSummary) -> RunSummary:
     """Map keys come back as strings from JSON form; the pydantic models make them ints again."""
     return RunSummary.model_validate(_to_dict(m))
+
+
+def grades_from_pb(grades: Iterable[transcripts_pb2.TrialGrade]) -> list[dict[str, Any]]:
+    """A trial's grades as ``GradeRecord``-shaped dicts (name, params, score, passed,
+    explanation, error), for exports that carry verdicts on."""
+    return [
+        {
+            "name": g.name,
+            "params": json.loads(g.params_json) if g.params_json else {},
+            "score": g.score,
+            "passed": g.passed,
+            "explanation": g.explanation,
+            "error": g.error or None,
+        }
+        for g in grades
+    ]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import os
 from collections.abc import Sequence
@@ -98,6 +97,7 @@ async def fetch_transcripts(target: str, run_id: str, limit: int) -> tuple[list[
     Each transcript is a trace dict with its case id and trial id (in ``metadata``), its
     ``trial_index``, its verdict (``passed``) and its graders' verdicts (``grades``).
     """
+    from agenteval.contracts.pb import grades_from_pb
     from agenteval.contracts.trace import Trace
     from agenteval.runtime.grpc_server import channel
     from agenteval.v1 import transcripts_pb2, transcripts_pb2_grpc
@@ -112,16 +112,6 @@ async def fetch_transcripts(target: str, run_id: str, limit: int) -> tuple[list[
             doc["metadata"] = {**doc.get("metadata", {}), "case_id": t.case_id, "trial_id": t.trial_id}
             doc["trial_index"] = t.trial_index
             doc["passed"] = t.passed if t.HasField("passed") else None
-            doc["grades"] = [
-                {
-                    "name": g.name,
-                    "params": json.loads(g.params_json) if g.params_json else {},
-                    "score": g.score,
-                    "passed": g.passed,
-                    "explanation": g.explanation,
-                    "error": g.error or None,
-                }
-                for g in t.grades
-            ]
+            doc["grades"] = grades_from_pb(t.grades)
             out.append(doc)
     return out, max(resp.total, len(resp.trials))
