@@ -195,8 +195,20 @@ def _log_traces(
     ]
     # Assessments attach to traces the store already holds.
     mlflow.flush_trace_async_logging()
+    failed = 0
     for trace_id, transcript in zip(trace_ids, transcripts, strict=True):
-        log_feedback(trace_id, transcript)
+        try:
+            log_feedback(trace_id, transcript)
+        except Exception:  # one trace the store lost must not cost the run its other verdicts
+            failed += 1
+            _log.debug("feedback on MLflow trace %s failed", trace_id, exc_info=True)
+    if failed:
+        _log.warning(
+            "MLflow: the verdicts of %d of %d traces of run %s could not be logged",
+            failed,
+            len(trace_ids),
+            summary.run_id,
+        )
 
 
 _OTLP_ENDPOINTS = (
