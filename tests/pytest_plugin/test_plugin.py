@@ -131,9 +131,14 @@ def test_junit_xml_records_each_case_with_its_figures(shop: pytest.Pytester) -> 
 
 def test_a_suite_by_path_and_a_broken_suite(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(shop_agent=AGENT)
+    pytester.makepyfile(test_other="def test_other():\n    pass\n")
     pytester.path.joinpath("regression.yaml").write_text(SUITE)
+    # --agenteval-suite alone runs that suite only, not the directory's tests.
     result = run(pytester, "--agenteval-suite", "regression.yaml", "-m", "fast")
     result.assert_outcomes(passed=1, deselected=2)
+    # A suite file named on the command line is a suite whatever its name, beside other tests.
+    result = run(pytester, "regression.yaml", "test_other.py", "-m", "fast or not agenteval")
+    result.assert_outcomes(passed=2, deselected=2)
 
     pytester.path.joinpath("agenteval_broken.yaml").write_text(
         "name: broken\ncases:\n  - {id: a, input: hi, graders: [tool_caled]}\n"

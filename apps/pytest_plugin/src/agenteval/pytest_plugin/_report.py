@@ -152,7 +152,8 @@ def summary_lines(runs: Runs) -> list[str]:
             lines.append(f"suite {result.suite.name}: not run: {result.error}")
             continue
         lines.append(
-            f"suite {s.suite} · agent {s.agent or '?'}{f' ({s.agent_version})' if s.agent_version else ''}"
+            f"suite {s.suite} · agent {s.agent or '?'}"
+            f"{f' ({s.agent_version})' if s.agent_version and s.agent_version != s.agent else ''}"
             f" · run {result.run_id}"
         )
         width = max((len(c.id) for c in result.suite.cases), default=4)

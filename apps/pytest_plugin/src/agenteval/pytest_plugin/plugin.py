@@ -87,18 +87,24 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "agenteval: a case of an agenteval suite")
     config.addinivalue_line("markers", "fast: agenteval cases tagged fast")
     config.addinivalue_line("markers", "slow: agenteval cases tagged slow")
-    for path in config.getoption("agenteval_suite") or []:
-        if not Path(path).exists():
+    suites = config.getoption("agenteval_suite") or []
+    for path in suites:
+        if not Path(path).is_file():
             raise pytest.UsageError(f"--agenteval-suite {path}: no such file")
-        # Collected like a path given on the command line.
-        if path not in config.args:
-            config.args.append(path)
+    if suites:
+        # Collected like paths given on the command line; with no test paths given there, only
+        # the suites run (not the testpaths or the whole directory).
+        if config.args_source != pytest.Config.ArgsSource.ARGS:
+            config.args[:] = []
+        config.args.extend(p for p in suites if p not in config.args)
 
 
 def _is_suite(config: pytest.Config, file_path: Path) -> bool:
     if file_path.suffix not in (".yaml", ".yml", ".json"):
         return False
-    explicit = {Path(p).resolve() for p in config.getoption("agenteval_suite") or []}
+    # A suite file named on the command line, or with --agenteval-suite, whatever its name.
+    given = [*(config.getoption("agenteval_suite") or []), *config.invocation_params.args]
+    explicit = {Path(config.invocation_params.dir, str(p)).resolve() for p in given}
     if file_path.resolve() in explicit:
         return True
     patterns: list[str] = config.getini("agenteval_suites") or DEFAULT_PATTERNS
