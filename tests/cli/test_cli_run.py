@@ -36,6 +36,7 @@ def test_help_lists_the_commands() -> None:
         "evals",
         "traces",
         "suites",
+        "export",
     ):
         assert command in proc.stdout
 

@@ -222,3 +222,124 @@ def test_failure_is_logged_not_raised(caplog: pytest.LogCaptureFixture) -> None:
 )
 def test_metric_key_keeps_only_safe_characters(name: str, key: str) -> None:
     assert metric_key(name) == key
+
+
+def _graded_transcripts() -> list[dict[str, Any]]:
+    """Two trials of one case, as the metrics service fetches them: with index, verdict, grades."""
+    docs = []
+    for index, passed in ((0, True), (1, False)):
+        doc = _transcripts()[0]
+        doc["metadata"] = {"case_id": "refund/over limit", "trial_id": f"run-g/refund/{index}"}
+        doc["trial_index"] = index
+        doc["passed"] = passed
+        doc["grades"] = [
+            {
+                "name": "tool_called",
+                "params": {"tool": "refund"},
+                "score": 1.0,
+                "passed": True,
+                "explanation": "refund was called at step 3",
+                "error": None,
+            },
+            {
+                "name": "output_contains",
+                "params": {"text": "refunded"},
+                "score": 1.0 if passed else 0.0,
+                "passed": passed,
+                "explanation": "found 'refunded'" if passed else "'refunded' not in the output",
+                "error": None,
+            },
+        ]
+        docs.append(doc)
+    return docs
+
+
+@pytest.fixture(scope="module")
+def graded(store: str) -> str:
+    run_id = log_run(_summary("run-g", suite="graded"), _graded_transcripts(), tracking_uri=store)
+    assert run_id
+    return run_id
+
+
+def _feedback(trace: Any) -> dict[str, Any]:
+    return {a.name: a for a in trace.info.assessments}
+
+
+def test_every_grader_verdict_is_feedback_on_its_trial_trace(store: str, graded: str) -> None:
+    from mlflow import MlflowClient
+
+    client = MlflowClient(store)
+    experiment_id = client.get_run(graded).info.experiment_id
+    traces = client.search_traces(locations=[experiment_id], run_id=graded)
+    by_index = {t.info.tags["agenteval.trial_index"]: t for t in traces}
+    assert set(by_index) == {"0", "1"}, "each trial's trace is tagged with its trial index"
+
+    good, bad = _feedback(by_index["0"]), _feedback(by_index["1"])
+    assert set(good) == set(bad) == {"tool_called", "output_contains", "passed"}
+    assert good["output_contains"].value is True and bad["output_contains"].value is False
+    assert bad["output_contains"].rationale == "'refunded' not in the output"
+    assert bad["output_contains"].metadata["trial_index"] == "1"
+    assert bad["output_contains"].metadata["score"] == "0.0"
+    assert json.loads(bad["output_contains"].metadata["params"]) == {"text": "refunded"}
+    assert bad["output_contains"].source.source_type == "CODE"
+    assert bad["output_contains"].source.source_id == "agenteval:output_contains"
+    assert (good["passed"].value, bad["passed"].value) == (True, False)
+    assert bad["passed"].rationale == "failed: output_contains"
+    assert by_index["1"].info.tags["agenteval.passed"] == "false"
+
+
+def test_a_grader_that_could_not_run_is_feedback_with_its_error(store: str) -> None:
+    from mlflow import MlflowClient
+
+    doc = _graded_transcripts()[1]
+    doc["grades"] = [
+        {
+            "name": "eval_function",
+            "params": {"path": "evals/x.py"},
+            "score": 0.0,
+            "passed": False,
+            "explanation": "grader could not run: SandboxError: timed out",
+            "error": "SandboxError: timed out",
+        }
+    ]
+    run_id = log_run(_summary("run-err", suite="graded-err"), [doc], tracking_uri=store)
+    client = MlflowClient(store)
+    [trace] = client.search_traces(locations=[client.get_run(run_id).info.experiment_id], run_id=run_id)
+    feedback = _feedback(trace)["eval_function"]
+    assert feedback.error is not None and feedback.error.error_message == "SandboxError: timed out"
+
+
+def test_a_capped_run_says_how_many_traces_it_holds(store: str) -> None:
+    from mlflow import MlflowClient
+
+    from agenteval.metrics.mlflow_export import TRACES_CAPPED_TAG, TRACES_LOGGED_TAG, TRACES_TOTAL_TAG
+
+    client = MlflowClient(store)
+    capped = log_run(_summary("run-cap", suite="cap"), _transcripts(), tracking_uri=store, trials_total=250)
+    tags = client.get_run(capped).data.tags
+    assert (tags[TRACES_CAPPED_TAG], tags[TRACES_LOGGED_TAG], tags[TRACES_TOTAL_TAG]) == ("true", "2", "250")
+    assert "2 of the run's 250 trials" in tags["mlflow.note.content"]
+
+    whole = log_run(_summary("run-whole", suite="cap"), _transcripts(), tracking_uri=store, trials_total=2)
+    tags = client.get_run(whole).data.tags
+    assert (tags[TRACES_CAPPED_TAG], tags[TRACES_LOGGED_TAG], tags[TRACES_TOTAL_TAG]) == ("false", "2", "2")
+    assert "mlflow.note.content" not in tags
+
+
+def test_traces_reach_mlflow_when_otlp_export_is_also_configured(
+    store: str, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """OTEL_EXPORTER_OTLP_ENDPOINT (set for agenteval's own spans) once sent MLflow's traces
+    to the OTLP collector over a gRPC exporter that is not installed: none reached MLflow."""
+    from mlflow import MlflowClient
+
+    from agenteval.runtime.nats_server import free_port
+
+    monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", f"http://127.0.0.1:{free_port()}")
+    with caplog.at_level(logging.WARNING):
+        run_id = log_run(_summary("run-otel", suite="otel"), _graded_transcripts(), tracking_uri=store)
+    client = MlflowClient(store)
+    traces = client.search_traces(locations=[client.get_run(run_id).info.experiment_id], run_id=run_id)
+    assert len(traces) == 2
+    assert all("output_contains" in _feedback(t) for t in traces)
+    assert not [r for r in caplog.records if "OTLP" in r.getMessage() or "otlp" in r.getMessage()]

@@ -24,6 +24,7 @@ def graded(run_id: str, case_id: str, i: int, passed: bool, total: int, latency:
         trials_total=total,
         suite="s",
         agent_version="v1",
+        agent="python:shop.agent:run",
         status="ok",
         passed=passed,
         score=1.0 if passed else 0.0,
@@ -73,6 +74,7 @@ async def test_redelivered_trials_count_once_and_completion_is_published_once(se
     [done] = rec.of(RunCompleted)
     s = done.summary
     assert (s.trials, s.passes) == (6, 4)
+    assert (s.agent, s.agent_version) == ("python:shop.agent:run", "v1"), "the summary names its agent"
     a, b = s.cases
     assert (a.case_id, a.trials, a.passes) == ("a", 3, 2)
     assert (b.case_id, b.trials, b.passes) == ("b", 3, 2)

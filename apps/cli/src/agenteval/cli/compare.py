@@ -89,9 +89,14 @@ def _emit(
 def compare(
     baseline: Annotated[
         str,
-        typer.Argument(help="Baseline: a run id, or an agent version label (its newest completed run)."),
+        typer.Argument(
+            help="Baseline: a run id, an agent version label (its newest completed run), or a summary "
+            "file (FILE.json, from agent-eval run --json), e.g. a previous CI run's artifact."
+        ),
     ],
-    candidate: Annotated[str, typer.Argument(help="Candidate: a run id, or an agent version label.")],
+    candidate: Annotated[
+        str, typer.Argument(help="Candidate: a run id, an agent version label, or a summary file.")
+    ],
     threshold: Threshold = 0.05,
     alpha: Alpha = 0.05,
     fmt: FormatOpt = Format.table,
@@ -144,9 +149,14 @@ def compare(
                 )
             )
 
-    resp = run_async(go)
+    if _summary_file(baseline) or _summary_file(candidate):
+        comparison_json, _ = run_async(
+            lambda: _compare_with_files(server, data_dir, baseline, candidate, threshold, alpha)
+        )
+    else:
+        comparison_json = run_async(go).comparison_json
     # New errors gate the verdict unless told not to; the exit code follows the flags.
-    report = _comparison_from(resp.comparison_json, fail_on_new_errors)
+    report = _comparison_from(comparison_json, fail_on_new_errors)
     if report.suites_differ and not allow_different_suites:
         fail(
             f"the runs are of different suites (baseline {report.baseline_suite!r}, candidate "
@@ -177,6 +187,67 @@ def compare(
             )
             err.print(f"{report.headline} ({flags})", highlight=False, markup=False)
         raise typer.Exit(1)
+
+
+def _summary_file(ref: str) -> bool:
+    return ref.endswith(".json") and Path(ref).is_file()
+
+
+def _read_summary(path: str) -> RunSummary:
+    from pydantic import ValidationError
+
+    from agenteval.contracts.errors import InvalidArgument
+
+    try:
+        return RunSummary.model_validate(json.loads(Path(path).read_text(encoding="utf-8")))
+    except (OSError, UnicodeDecodeError, ValueError, ValidationError) as exc:
+        first = str(exc).splitlines()[0]
+        raise InvalidArgument(
+            f"{path}: not a run summary (the output of agent-eval run --json or show --json): {first}"
+        ) from None
+
+
+async def _resolve_summary(server: str | None, data_dir: Path, ref: str, suite: str) -> RunSummary:
+    """A run's summary by id, or the newest completed run of agent version ``ref`` on ``suite``."""
+    from agenteval.contracts.errors import Conflict, NotFound
+
+    async with connect(server, data_dir) as client:
+        try:
+            run = await client.get_run(ref)
+        except NotFound:
+            found = await client.list_runs(suite=suite, agent_version=ref, limit=50)
+            done = [r for r in found if r.summary is not None and r.status == "completed"]
+            if not done:
+                raise NotFound(
+                    f"no run with id {ref!r} and no completed run of suite {suite!r} with agent version {ref!r}"
+                ) from None
+            run = done[0]
+        if run.summary is None:
+            raise Conflict(f"run {ref} has no summary yet (status {run.status})")
+        return run.summary.model_copy(
+            update={"run_id": run.run_id, "suite": run.suite, "agent_version": run.agent_version}
+        )
+
+
+async def _compare_with_files(
+    server: str | None, data_dir: Path, baseline: str, candidate: str, threshold: float, alpha: float
+) -> tuple[str, bool]:
+    """Compare where one side (or both) is a summary file, e.g. a previous CI run's artifact."""
+    from agenteval.contracts.errors import InvalidArgument
+    from agenteval.runner.compare import compare_summaries
+
+    if _summary_file(candidate):
+        cand = _read_summary(candidate)
+    if _summary_file(baseline):
+        base = _read_summary(baseline)
+        if not _summary_file(candidate):
+            cand = await _resolve_summary(server, data_dir, candidate, base.suite)
+    else:
+        base = await _resolve_summary(server, data_dir, baseline, cand.suite)
+    if base.run_id == cand.run_id:
+        raise InvalidArgument(f"baseline and candidate are the same run {base.run_id}")
+    result = compare_summaries(base, cand, threshold=threshold, alpha=alpha)
+    return json.dumps(result.document), result.passed
 
 
 def _comparison_from(comparison_json: str, fail_on_new_errors: bool | None = None) -> ComparisonReport:

@@ -103,6 +103,8 @@ class TrialCompleted(Event):
     trials_total: int
     agent_version: str = ""
     suite: str = ""
+    agent: str = ""
+    """Agent spec the trial ran (so downstream services can name it without the runner's tables)."""
     trace: Trace
     """The trace; cut to fit the bus (``metadata.truncated``) when ``full_trace`` is set."""
     allowed_imports: list[str] = Field(default_factory=list)
@@ -145,6 +147,8 @@ class TrialGraded(Event):
     trials_total: int
     suite: str = ""
     agent_version: str = ""
+    agent: str = ""
+    """Agent spec the trial ran."""
     tags: list[str] = Field(default_factory=list)
     status: TrialStatus
     passed: bool

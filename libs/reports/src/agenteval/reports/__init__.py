@@ -1,4 +1,5 @@
-"""Reports of runs and comparisons, with the same numbers as rich tables, Markdown and JSON.
+"""Reports of runs and comparisons, with the same numbers as rich tables, Markdown and JSON;
+and a run as an Inspect AI eval log (`inspect_eval_log`).
 
 Build a model (`run_report` from a RunSummary, `comparison_report` from CompareRuns'
 comparison JSON), then render it with `render_run` / `render_comparison`, or print it
@@ -21,6 +22,7 @@ from agenteval.reports._comparison import (
     comparison_report,
     headline,
 )
+from agenteval.reports._inspect import INSPECT_LOG_VERSION, ExportTrial, inspect_eval_log
 from agenteval.reports._markdown import comparison_markdown, plan_markdown, run_markdown
 from agenteval.reports._run import (
     DEFAULT_ALPHA,
@@ -69,10 +71,12 @@ __all__ = [
     "DEFAULT_DROP",
     "DEFAULT_POWER",
     "FORMATS",
+    "INSPECT_LOG_VERSION",
     "RUN_REPORT_SCHEMA",
     "CaseDelta",
     "CaseFigures",
     "ComparisonReport",
+    "ExportTrial",
     "PlannedCase",
     "ReportError",
     "ReportFormat",
@@ -85,6 +89,7 @@ __all__ = [
     "comparison_markdown",
     "comparison_report",
     "headline",
+    "inspect_eval_log",
     "plan_markdown",
     "print_comparison",
     "print_plan",

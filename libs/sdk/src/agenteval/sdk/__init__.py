@@ -12,6 +12,8 @@
   :class:`EvalCodeReport`, and raise :class:`NotFound`, :class:`InvalidArgument`,
   :class:`Conflict`, :class:`Unavailable`, :class:`PermissionDenied` (all
   :class:`AgentEvalError`).
+- MLflow: :func:`mlflow_scorer` makes any grader an MLflow GenAI scorer for
+  ``mlflow.genai.evaluate`` (install ``agenteval-sdk[mlflow]``).
 
 Everything else under ``agenteval.*`` is internal and may change between versions.
 Names other than the agent context load on first use, so an agent module that imports
@@ -51,6 +53,7 @@ if TYPE_CHECKING:
     from agenteval.contracts.summary import CaseSummary, LatencySummary, RunSummary, TagSummary
     from agenteval.contracts.trace import Message, Step, Trace, TrialError, Usage
     from agenteval.grading import GradeContext, GradeOutcome, grader
+    from agenteval.grading.mlflow_scorers import mlflow_scorer
     from agenteval.sdk._client import Client
     from agenteval.suites import SuiteError, load_suite, parse_suite
 
@@ -92,6 +95,7 @@ __all__ = [
     "Usage",
     "grader",
     "load_suite",
+    "mlflow_scorer",
     "parse_suite",
 ]
 
@@ -131,6 +135,7 @@ _LAZY = {
     "Client": "agenteval.sdk._client",
     "SuiteError": "agenteval.suites",
     "load_suite": "agenteval.suites",
+    "mlflow_scorer": "agenteval.grading.mlflow_scorers",
     "parse_suite": "agenteval.suites",
 }
 

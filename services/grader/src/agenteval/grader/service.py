@@ -52,6 +52,7 @@ class GraderService:
             trials_total=done.trials_total,
             suite=done.suite,
             agent_version=done.agent_version,
+            agent=done.agent,
             tags=done.case.tags,
             status=trace.status,
             passed=passed,

@@ -75,14 +75,15 @@ class MetricsComponent:
         from agenteval.metrics.mlflow_export import log_run
 
         transcripts: list[dict] = []
-        if self._transcripts_target:
+        total = summary.trials
+        if self._transcripts_target and self.settings.mlflow_max_traces > 0:
             try:
-                transcripts = await fetch_transcripts(
+                transcripts, total = await fetch_transcripts(
                     self._transcripts_target, summary.run_id, self.settings.mlflow_max_traces
                 )
             except Exception:
                 log.warning("could not fetch transcripts for MLflow", extra={"run_id": summary.run_id})
-        await asyncio.to_thread(log_run, summary, transcripts)
+        await asyncio.to_thread(log_run, summary, transcripts, trials_total=max(total, summary.trials))
 
     async def close(self) -> None:
         if self._exports:
@@ -90,9 +91,13 @@ class MetricsComponent:
         await self.engine.dispose()
 
 
-async def fetch_transcripts(target: str, run_id: str, limit: int) -> list[dict]:
-    """The run's stored transcripts (trace dicts with case and trial ids), over TranscriptService."""
-    from agenteval.contracts.pb import trace_from_pb
+async def fetch_transcripts(target: str, run_id: str, limit: int) -> tuple[list[dict], int]:
+    """Up to ``limit`` of the run's stored transcripts, and how many trials the run has.
+
+    Each transcript is a trace dict with its case id and trial id (in ``metadata``), its
+    ``trial_index``, its verdict (``passed``) and its graders' verdicts (``grades``).
+    """
+    from agenteval.contracts.pb import grades_from_pb, trace_from_pb
     from agenteval.runtime.grpc_server import channel
     from agenteval.v1 import transcripts_pb2, transcripts_pb2_grpc
 
@@ -104,5 +109,8 @@ async def fetch_transcripts(target: str, run_id: str, limit: int) -> list[dict]:
         if t.HasField("trace"):
             doc = trace_from_pb(t.trace).to_eval_dict()
             doc["metadata"] = {**doc.get("metadata", {}), "case_id": t.case_id, "trial_id": t.trial_id}
+            doc["trial_index"] = t.trial_index
+            doc["passed"] = t.passed if t.HasField("passed") else None
+            doc["grades"] = grades_from_pb(t.grades)
             out.append(doc)
-    return out
+    return out, max(resp.total, len(resp.trials))

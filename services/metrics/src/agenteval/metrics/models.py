@@ -28,6 +28,7 @@ runs = Table(
     Column("run_id", String(64), primary_key=True),
     Column("suite", String(200), nullable=False),
     Column("agent_version", String(200), nullable=False),
+    Column("agent", Text, nullable=False, server_default=""),
     Column("trials_total", Integer, nullable=False),
     Column("completed", Boolean, nullable=False),
     Column("summary_json", Text, nullable=True),

@@ -47,6 +47,7 @@ class MetricsRepository:
                 "run_id": g.run_id,
                 "suite": g.suite,
                 "agent_version": g.agent_version,
+                "agent": g.agent,
                 "trials_total": g.trials_total,
                 "completed": False,
                 "summary_json": None,

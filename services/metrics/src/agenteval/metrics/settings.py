@@ -1,5 +1,6 @@
 """Metrics settings (env prefix ``AGENTEVAL_METRICS_``)."""
 
+from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -14,6 +15,6 @@ class MetricsSettings(BaseSettings):
     """trial.graded messages handled per pull."""
     transcripts_addr: str | None = None
     """TranscriptService address, for transcripts logged to MLflow (embedded: this process's)."""
-    mlflow_max_traces: int = 200
-    """Transcripts of a run logged to MLflow as traces, at most."""
-    """trial.graded messages handled per pull."""
+    mlflow_max_traces: int = Field(default=200, ge=0)
+    """Transcripts of a run logged to MLflow as traces, at most (0: none); a run with more
+    trials is tagged ``agenteval.traces_capped=true`` in MLflow."""

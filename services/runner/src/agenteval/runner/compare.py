@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from agenteval.contracts.errors import Conflict, InvalidArgument
+from agenteval.contracts.summary import RunSummary
 from agenteval.runner.service import RunnerService
 
 
@@ -75,8 +76,6 @@ async def compare(
     threshold: float = 0.05,
     alpha: float = 0.05,
 ) -> CompareResult:
-    from agenteval.stats import compare_grader_scores, compare_runs
-
     if not baseline_ref or not candidate_ref:
         raise InvalidArgument("compare needs a baseline and a candidate (run id or agent version)")
     candidate = await service.resolve(candidate_ref)
@@ -86,8 +85,40 @@ async def compare(
     for rec in (baseline, candidate):
         if rec.summary is None:
             raise Conflict(f"run {rec.run_id} has no summary yet (status {rec.status})")
-    b, c = baseline.summary, candidate.summary
-    assert b is not None and c is not None
+    assert baseline.summary is not None and candidate.summary is not None
+    return compare_summaries(
+        baseline.summary.model_copy(
+            update={
+                "run_id": baseline.run_id,
+                "agent_version": baseline.agent_version,
+                "suite": baseline.suite,
+            }
+        ),
+        candidate.summary.model_copy(
+            update={
+                "run_id": candidate.run_id,
+                "agent_version": candidate.agent_version,
+                "suite": candidate.suite,
+            }
+        ),
+        threshold=threshold,
+        alpha=alpha,
+        changed=changed_cases(baseline.suite_json, candidate.suite_json),
+    )
+
+
+def compare_summaries(
+    baseline: RunSummary,
+    candidate: RunSummary,
+    threshold: float = 0.05,
+    alpha: float = 0.05,
+    changed: list[str] | None = None,
+) -> CompareResult:
+    """The comparison of two run summaries (what CompareRuns answers; also for summaries read
+    from files, such as a previous CI run's artifact, where ``changed`` cases are unknown)."""
+    from agenteval.stats import compare_grader_scores, compare_runs
+
+    b, c = baseline, candidate
     comparison = compare_runs(
         {cs.case_id: (cs.passes, cs.trials) for cs in b.cases},
         {cs.case_id: (cs.passes, cs.trials) for cs in c.cases},
@@ -97,7 +128,7 @@ async def compare(
         candidate_errors={cs.case_id: (cs.errors, cs.timeouts) for cs in c.cases},
         baseline_suite=baseline.suite,
         candidate_suite=candidate.suite,
-        changed_cases=changed_cases(baseline.suite_json, candidate.suite_json),
+        changed_cases=changed or [],
     )
     doc = _jsonable(comparison)
     doc["grader_scores"] = _jsonable(
@@ -106,14 +137,6 @@ async def compare(
             {cs.case_id: cs.grader_scores for cs in c.cases},
         )
     )
-    doc["baseline"] = {
-        "run_id": baseline.run_id,
-        "agent_version": baseline.agent_version,
-        "suite": baseline.suite,
-    }
-    doc["candidate"] = {
-        "run_id": candidate.run_id,
-        "agent_version": candidate.agent_version,
-        "suite": candidate.suite,
-    }
-    return CompareResult(baseline.run_id, candidate.run_id, bool(comparison.passed), doc)
+    doc["baseline"] = {"run_id": b.run_id, "agent_version": b.agent_version, "suite": b.suite}
+    doc["candidate"] = {"run_id": c.run_id, "agent_version": c.agent_version, "suite": c.suite}
+    return CompareResult(b.run_id, c.run_id, bool(comparison.passed), doc)

@@ -568,6 +568,7 @@ def completed_event(req: TrialRequested, trace: Trace, full: TraceRef | None) ->
         trials_total=req.trials_total,
         agent_version=req.agent_version,
         suite=req.suite,
+        agent=req.agent,
         trace=trace,
         allowed_imports=req.allowed_imports,
         full_trace=full,

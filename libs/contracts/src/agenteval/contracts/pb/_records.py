@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime
+from typing import Any
 
 from agenteval.contracts.errors import InvalidArgument
 from agenteval.contracts.events import GradeRecord
@@ -113,6 +114,11 @@ def grade_from_pb(m: transcripts_pb2.TrialGrade) -> GradeRecord:
         output_tokens=m.output_tokens,
         cost_usd=m.cost_usd,
     )
+
+
+def grades_from_pb(grades: Iterable[transcripts_pb2.TrialGrade]) -> list[dict[str, Any]]:
+    """A trial's grades as ``GradeRecord``-shaped dicts, for exports that carry verdicts on."""
+    return [grade_from_pb(g).model_dump() for g in grades]
 
 
 def trial_to_pb(t: TrialRecord) -> transcripts_pb2.Trial:

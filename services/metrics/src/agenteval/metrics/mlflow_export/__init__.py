@@ -1,29 +1,49 @@
-"""Log a finished run to MLflow: params, metrics, the summary as an artifact, transcripts as traces.
+"""Log a finished run to MLflow: params, metrics, the summary as an artifact, transcripts as
+traces, and every grader's verdict on each trace as an MLflow feedback assessment.
 
 Best effort by design: MLflow is a side channel, so :func:`log_run` logs and returns ``""``
 on any failure instead of raising into the metrics service. It blocks (HTTP or SQLite I/O);
 call it from async code with ``asyncio.to_thread``. ``mlflow`` is imported on first use
 because importing it takes seconds.
+
+Traces always go to the MLflow tracking store: the export names the run's experiment as
+MLflow's trace destination for its own context, which MLflow ranks above the OTLP
+variables, and builds MLflow's tracer provider with those variables out of sight.
+Without that, ``OTEL_EXPORTER_OTLP_ENDPOINT`` (which agenteval's own telemetry uses) makes
+MLflow send traces and span metrics to the OTLP collector instead, over OTLP/gRPC by
+default, whose exporter is not installed: no trace reached MLflow and every span logged a
+warning. ``MLFLOW_TRACE_ENABLE_OTLP_DUAL_EXPORT=true`` still asks MLflow for both.
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import hashlib
 import logging
 import os
 import re
 import threading
 import time
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from agenteval.contracts.summary import RunSummary
+from agenteval.metrics.mlflow_export._traces import PASSED_FEEDBACK, RUN_ID_TAG, log_feedback, log_trace
 
 if TYPE_CHECKING:
     from mlflow import MlflowClient
-    from mlflow.entities import LiveSpan
-    from opentelemetry.util.types import AttributeValue
 
-__all__ = ["RUN_ID_TAG", "experiment_name", "log_run", "metric_key"]
+__all__ = [
+    "PASSED_FEEDBACK",
+    "RUN_ID_TAG",
+    "TRACES_CAPPED_TAG",
+    "TRACES_LOGGED_TAG",
+    "TRACES_TOTAL_TAG",
+    "experiment_name",
+    "log_run",
+    "metric_key",
+]
 
 _log = logging.getLogger(__name__)
 
@@ -31,8 +51,13 @@ _log = logging.getLogger(__name__)
 # one export at a time keeps two calls with different URIs from crossing.
 _lock = threading.Lock()
 
-RUN_ID_TAG = "agenteval.run_id"
-"""Tag on the MLflow run (and its traces) holding the agenteval run id."""
+TRACES_LOGGED_TAG = "agenteval.traces_logged"
+"""Tag on the MLflow run: how many of its trials were logged as traces."""
+TRACES_TOTAL_TAG = "agenteval.traces_total"
+"""Tag on the MLflow run: how many trials the run had."""
+TRACES_CAPPED_TAG = "agenteval.traces_capped"
+"""Tag on the MLflow run: ``"true"`` when fewer traces were logged than the run had trials."""
+_NOTE_TAG = "mlflow.note.content"  # the run's description in the MLflow UI
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.\-]")
 _MAX_METRICS_PER_BATCH = 1000  # MLflow's log_batch limit
@@ -53,8 +78,15 @@ def log_run(
     transcripts: list[dict[str, Any]] | None = None,
     tracking_uri: str | None = None,
     report_markdown: str | None = None,
+    trials_total: int | None = None,
 ) -> str:
     """Log ``summary`` (and each transcript as a trace) as one MLflow run; return its run id.
+
+    A transcript is a trace dict (``Trace.to_eval_dict()``) that may also carry
+    ``trial_index``, ``passed`` and ``grades`` (``GradeRecord`` dicts): each grade becomes a
+    feedback assessment on its trace. ``trials_total`` is how many trials the run had (default
+    ``summary.trials``); when fewer transcripts are given, the MLflow run is tagged
+    ``agenteval.traces_capped=true`` and its description says how many were logged.
 
     Does nothing and returns ``""`` when neither ``tracking_uri`` nor ``MLFLOW_TRACKING_URI``
     is set. A run already logged for the same agenteval run id (a redelivered
@@ -63,16 +95,24 @@ def log_run(
     uri = tracking_uri or os.environ.get("MLFLOW_TRACKING_URI", "")
     if not uri:
         return ""
+    total = summary.trials if trials_total is None else trials_total
     try:
         with _lock:
-            return _log_run(summary, transcripts or [], uri, report_markdown)
+            # The trace destination is set for this context only: run in a copy of it.
+            return contextvars.copy_context().run(
+                _log_run, summary, transcripts or [], uri, report_markdown, max(total, 0)
+            )
     except Exception:
         _log.warning("MLflow logging of run %s failed", summary.run_id, exc_info=True)
         return ""
 
 
 def _log_run(
-    summary: RunSummary, transcripts: list[dict[str, Any]], uri: str, report_markdown: str | None
+    summary: RunSummary,
+    transcripts: list[dict[str, Any]],
+    uri: str,
+    report_markdown: str | None,
+    trials_total: int,
 ) -> str:
     import mlflow
     from mlflow import MlflowClient
@@ -84,7 +124,7 @@ def _log_run(
     if switch:
         mlflow.set_tracking_uri(uri)
     try:
-        return _log_to(MlflowClient(tracking_uri=uri), summary, transcripts, report_markdown)
+        return _log_to(MlflowClient(tracking_uri=uri), summary, transcripts, report_markdown, trials_total)
     finally:
         if switch:
             # mlflow unsets the URI for None, though its annotation leaves None out.
@@ -92,18 +132,34 @@ def _log_run(
 
 
 def _log_to(
-    client: MlflowClient, summary: RunSummary, transcripts: list[dict[str, Any]], report_markdown: str | None
+    client: MlflowClient,
+    summary: RunSummary,
+    transcripts: list[dict[str, Any]],
+    report_markdown: str | None,
+    trials_total: int,
 ) -> str:
-    import mlflow
-
     experiment_id = _experiment_id(client, experiment_name(summary.suite))
     if existing := _finished_run(client, experiment_id, summary.run_id):
         return existing
 
+    logged, total = len(transcripts), max(trials_total, len(transcripts))
+    tags = {
+        RUN_ID_TAG: summary.run_id,
+        "agenteval.suite": summary.suite,
+        TRACES_LOGGED_TAG: str(logged),
+        TRACES_TOTAL_TAG: str(total),
+        TRACES_CAPPED_TAG: "true" if logged < total else "false",
+    }
+    if logged < total:
+        tags[_NOTE_TAG] = (
+            f"Traces: {logged} of the run's {total} trials are logged here (the cap is "
+            "AGENTEVAL_METRICS_MLFLOW_MAX_TRACES); every trial is in agenteval: "
+            f"agent-eval trials {summary.run_id}"
+        )
     run = client.create_run(
         experiment_id,
         run_name=f"{summary.agent_version or summary.agent or 'run'} {summary.run_id}",
-        tags={RUN_ID_TAG: summary.run_id, "agenteval.suite": summary.suite},
+        tags=tags,
     )
     run_id = str(run.info.run_id)
     try:
@@ -111,15 +167,71 @@ def _log_to(
         client.log_text(run_id, summary.model_dump_json(indent=2), "summary.json")
         if report_markdown is not None:
             client.log_text(run_id, report_markdown, "report.md")
-        for index, transcript in enumerate(transcripts):
-            _log_trace(transcript, index, experiment_id, run_id, summary)
         if transcripts:
-            mlflow.flush_trace_async_logging()
+            _log_traces(transcripts, experiment_id, run_id, summary)
     except Exception:
         client.set_terminated(run_id, "FAILED")
         raise
     client.set_terminated(run_id, "FINISHED")
     return run_id
+
+
+def _log_traces(
+    transcripts: list[dict[str, Any]], experiment_id: str, run_id: str, summary: RunSummary
+) -> None:
+    import mlflow
+    from mlflow.entities.trace_location import MlflowExperimentLocation
+
+    # The experiment as destination ranks above the OTLP variables (see the module docstring).
+    # MLflow also reads them to push span-duration metrics over OTLP (over gRPC by default, and
+    # by replacing the process's meter provider): meaningless for replayed transcripts, so its
+    # tracer provider is built with them out of sight.
+    with _otlp_hidden():
+        mlflow.tracing.set_destination(MlflowExperimentLocation(experiment_id), context_local=True)
+        mlflow.tracing.enable()
+    trace_ids = [
+        log_trace(transcript, index, experiment_id, run_id, summary)
+        for index, transcript in enumerate(transcripts)
+    ]
+    # Assessments attach to traces the store already holds.
+    mlflow.flush_trace_async_logging()
+    failed = 0
+    for trace_id, transcript in zip(trace_ids, transcripts, strict=True):
+        try:
+            log_feedback(trace_id, transcript)
+        except Exception:  # one trace the store lost must not cost the run its other verdicts
+            failed += 1
+            _log.debug("feedback on MLflow trace %s failed", trace_id, exc_info=True)
+    if failed:
+        _log.warning(
+            "MLflow: the verdicts of %d of %d traces of run %s could not be logged",
+            failed,
+            len(trace_ids),
+            summary.run_id,
+        )
+
+
+_OTLP_ENDPOINTS = (
+    "OTEL_EXPORTER_OTLP_ENDPOINT",
+    "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+    "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT",
+)
+
+
+@contextlib.contextmanager
+def _otlp_hidden() -> Iterator[None]:
+    """The OTLP endpoint variables unset for the block, unless MLflow's dual export is asked for.
+
+    A few milliseconds while MLflow builds its tracer provider: agenteval's own OTLP exporter
+    read them when it was made, so it is unaffected."""
+    if os.environ.get("MLFLOW_TRACE_ENABLE_OTLP_DUAL_EXPORT", "").lower() in ("1", "true"):
+        yield
+        return
+    saved = {name: os.environ.pop(name) for name in _OTLP_ENDPOINTS if name in os.environ}
+    try:
+        yield
+    finally:
+        os.environ.update(saved)
 
 
 def _finished_run(client: MlflowClient, experiment_id: str, run_id: str) -> str:
@@ -193,98 +305,3 @@ def _log_params_and_metrics(client: MlflowClient, run_id: str, summary: RunSumma
     client.log_batch(run_id, params=[Param(k, v) for k, v in params.items()])
     for start in range(0, len(metrics), _MAX_METRICS_PER_BATCH):
         client.log_batch(run_id, metrics=metrics[start : start + _MAX_METRICS_PER_BATCH])
-
-
-def _log_trace(
-    transcript: dict[str, Any], index: int, experiment_id: str, run_id: str, summary: RunSummary
-) -> None:
-    """One transcript as an MLflow trace: an AGENT root span, a child span per tool/LLM call."""
-    import mlflow
-    from mlflow.entities import SpanEvent, SpanType
-    from mlflow.tracing.constant import TraceMetadataKey
-
-    meta = transcript.get("metadata") or {}
-    case_id = str(transcript.get("case_id") or meta.get("case_id") or f"trial-{index}")
-    steps: list[dict[str, Any]] = list(transcript.get("steps") or [])
-    total_ms = float(transcript.get("latency_ms") or 0.0)
-    total_ms = max(total_ms, sum(float(s.get("latency_ms") or 0.0) for s in steps))
-    # Traces carry durations but no wall-clock times: lay the steps end to end, ending now.
-    start_ns = time.time_ns() - int(total_ms * 1e6)
-    tags = {RUN_ID_TAG: summary.run_id, "agenteval.suite": summary.suite, "agenteval.case_id": case_id}
-    if "trial_index" in transcript:
-        tags["agenteval.trial_index"] = str(transcript["trial_index"])
-    # Any JSON values: mlflow hands them to LiveSpan.set_attributes (dict[str, Any]), though
-    # start_span_no_context annotates dict[str, str].
-    root_attributes: dict[str, Any] = {
-        "agenteval.status": transcript.get("status") or "ok",
-        "agenteval.latency_ms": total_ms,
-        "agenteval.usage": transcript.get("usage") or {},
-    }
-    root = mlflow.start_span_no_context(
-        case_id,
-        span_type=SpanType.AGENT,
-        inputs={"messages": transcript.get("input") or []},
-        attributes=root_attributes,
-        tags=tags,
-        metadata={TraceMetadataKey.SOURCE_RUN: run_id},
-        experiment_id=experiment_id,
-        start_time_ns=start_ns,
-    )
-    cursor = start_ns
-    for step in steps:
-        duration = int(float(step.get("latency_ms") or 0.0) * 1e6)
-        if step.get("type") == "tool_call":
-            _step_span(root, step, SpanType.TOOL, str(step.get("name") or "tool"), cursor, duration)
-        elif step.get("type") == "llm_call":
-            _step_span(root, step, SpanType.LLM, str(step.get("model") or "llm"), cursor, duration)
-        else:
-            attrs: dict[str, AttributeValue] = {
-                "role": str(step.get("role") or ""),
-                "content": str(step.get("content") or ""),
-            }
-            # SpanEvent is concrete at run time: its base marks from_proto abstract without ABCMeta.
-            root.add_event(SpanEvent("message", timestamp=cursor, attributes=attrs))  # type: ignore[abstract]
-        cursor += duration
-    error = transcript.get("error")
-    if isinstance(error, dict):
-        root.add_event(
-            SpanEvent("agenteval.error", attributes={k: str(v) for k, v in error.items()})  # type: ignore[abstract]
-        )
-    status = "OK" if (transcript.get("status") or "ok") == "ok" else "ERROR"
-    root.end(outputs=transcript.get("output"), status=status, end_time_ns=start_ns + int(total_ms * 1e6))
-
-
-def _step_span(
-    root: LiveSpan, step: dict[str, Any], span_type: str, name: str, start_ns: int, duration_ns: int
-) -> None:
-    import mlflow
-    from mlflow.tracing.constant import SpanAttributeKey
-
-    if span_type == "TOOL":
-        inputs: Any = step.get("arguments") or {}
-        outputs: Any = step.get("result")
-        attributes: dict[str, Any] = {}
-    else:
-        inputs = None
-        outputs = step.get("content")
-        tokens_in, tokens_out = int(step.get("input_tokens") or 0), int(step.get("output_tokens") or 0)
-        attributes = {
-            SpanAttributeKey.CHAT_USAGE: {
-                "input_tokens": tokens_in,
-                "output_tokens": tokens_out,
-                "total_tokens": tokens_in + tokens_out,
-            },
-            "model": step.get("model") or "",
-        }
-    span = mlflow.start_span_no_context(
-        name,
-        span_type=span_type,
-        parent_span=root,
-        inputs=inputs,
-        attributes=attributes,
-        start_time_ns=start_ns,
-    )
-    failed = bool(step.get("error"))
-    if failed:
-        span.set_attribute("error", str(step["error"]))
-    span.end(outputs=outputs, status="ERROR" if failed else "OK", end_time_ns=start_ns + duration_ns)
