@@ -112,12 +112,15 @@ async def timed_run(
 
 async def _polled(client: Any, run_id: str) -> Any:
     """GetRun every 20 ms until the run is completed, shaped like the watch's last event."""
-    from agenteval.v1 import common_pb2, runner_pb2
+    from agenteval.contracts.pb import summary_to_pb
+    from agenteval.v1 import runner_pb2
 
     while True:
         run = await client.get_run(run_id)
-        if run.status == common_pb2.RUN_STATUS_COMPLETED:
-            yield runner_pb2.WatchRunResponse(type=runner_pb2.RUN_EVENT_TYPE_COMPLETED, summary=run.summary)
+        if run.status == "completed" and run.summary is not None:
+            yield runner_pb2.WatchRunResponse(
+                type=runner_pb2.RUN_EVENT_TYPE_COMPLETED, summary=summary_to_pb(run.summary)
+            )
             return
         await asyncio.sleep(0.02)
 

@@ -104,7 +104,8 @@ async def test_bad_submissions_are_rejected_with_reasons(stack: EmbeddedStack) -
         with pytest.raises(grpc.aio.AioRpcError) as exc:
             await client._stubs.runs.SubmitRun(runner_pb2.SubmitRunRequest(agent="python:x:y"))
         assert (
-            exc.value.code() == grpc.StatusCode.INVALID_ARGUMENT and exc.value.details() == "suite is not set"
+            exc.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+            and exc.value.details() == "give a suite, or suite_ref naming a stored one"
         )
 
 

@@ -1,14 +1,14 @@
 """token counts as 64-bit integers (an agent may report over 2**31 tokens)
 
-Revision ID: metrics_0002
-Revises: metrics_0001
+Revision ID: metrics_0003
+Revises: metrics_0002
 """
 
 import sqlalchemy as sa
 from alembic import op
 
-revision = "metrics_0002"
-down_revision = "metrics_0001"
+revision = "metrics_0003"
+down_revision = "metrics_0002"
 branch_labels = None
 depends_on = None
 
