@@ -193,3 +193,83 @@ async def test_a_service_connects_to_nats_with_a_user_and_password(tmp_path) -> 
         with contextlib.suppress(ProcessLookupError):
             server.terminate()
         await server.wait()
+
+
+class _Fragile:
+    """A component whose handler fails on one message, to fill the dead letters."""
+
+    name = "fragile"
+
+    def __init__(self, subjects: Subjects) -> None:
+        self.subjects = subjects
+        self.handled: list[str] = []
+        self.fixed = False
+
+    async def prepare(self) -> None:
+        pass
+
+    def register_handlers(self, broker) -> None:  # type: ignore[no-untyped-def]
+        @batch_subscriber(broker, self.subjects.run_cancelled, self.subjects, durable="fragile-cancelled")
+        async def handler(payloads: list[bytes]) -> None:
+            for p in payloads:
+                ev = RunCancelled.model_validate_json(p)
+                if ev.run_id == "poison" and not self.fixed:
+                    raise RuntimeError("cannot handle poison yet")
+                self.handled.append(ev.run_id)
+
+    def register_grpc(self, server) -> None:  # type: ignore[no-untyped-def]
+        pass
+
+    async def started(self, host) -> None:  # type: ignore[no-untyped-def]
+        pass
+
+    async def close(self) -> None:
+        pass
+
+
+async def test_dead_letters_are_listed_and_replayed_over_grpc(nats_url: str, bus_prefix: str) -> None:
+    import grpc
+
+    from agenteval.runtime.host import ServiceHost
+    from agenteval.runtime.settings import CommonSettings
+    from agenteval.v1 import operations_pb2, operations_pb2_grpc
+
+    settings = CommonSettings(
+        nats_url=nats_url, bus_prefix=bus_prefix, bus_max_deliver=2, bus_retry_max_delay_s=0.2
+    )
+    subjects = settings.subjects
+    fragile = _Fragile(subjects)
+    host = ServiceHost([fragile], settings, "127.0.0.1:0")
+    await host.start()
+    try:
+        events = [RunCancelled(event_id="p", run_id="poison"), RunCancelled(event_id="f", run_id="fine")]
+        await publish_many(host.broker, subjects.run_cancelled, events, subjects)
+        async with grpc.aio.insecure_channel(host.target) as ch:
+            ops = operations_pb2_grpc.OperationsServiceStub(ch)
+            letters: list = []
+            for _ in range(100):
+                letters = list(
+                    (await ops.ListDeadLetters(operations_pb2.ListDeadLettersRequest())).dead_letters
+                )
+                if letters:
+                    break
+                await asyncio.sleep(0.1)
+            (letter,) = letters
+            assert letter.handler == "fragile-cancelled" and letter.deliveries == 2 and not letter.recorded
+            assert "cannot handle poison yet" in letter.error and '"poison"' in letter.data_preview
+            assert "fine" in fragile.handled and "poison" not in fragile.handled
+
+            fragile.fixed = True  # "the fix is deployed": the handler takes it now
+            await ops.ReplayDeadLetter(operations_pb2.ReplayDeadLetterRequest(seq=letter.seq))
+            for _ in range(100):
+                if fragile.handled.count("poison") == 1:
+                    break
+                await asyncio.sleep(0.1)
+            assert fragile.handled.count("poison") == 1, fragile.handled
+
+            with pytest.raises(grpc.aio.AioRpcError) as info:
+                await ops.ReplayDeadLetter(operations_pb2.ReplayDeadLetterRequest(seq=10**9))
+            assert info.value.code() == grpc.StatusCode.NOT_FOUND
+    finally:
+        await host.stop()
+        await _cleanup(nats_url, subjects)

@@ -104,12 +104,29 @@ class ServiceHost:
         """Address clients dial."""
         return self.grpc.target
 
+    def _serve_operations(self) -> None:
+        """Every host answers OperationsService (dead letters), whatever services it hosts."""
+        from agenteval.runtime.bus import connection_of
+        from agenteval.runtime.dead_letters import DeadLetters, OperationsServicer
+        from agenteval.v1 import operations_pb2, operations_pb2_grpc
+
+        def letters() -> DeadLetters | None:
+            nc = connection_of(self.broker)
+            return None if nc is None else DeadLetters(nc, self.settings.subjects)
+
+        self.grpc.add(
+            operations_pb2_grpc.add_OperationsServiceServicer_to_server,
+            OperationsServicer(letters),
+            [operations_pb2.DESCRIPTOR.services_by_name["OperationsService"].full_name],
+        )
+
     async def start(self) -> None:
         for comp in self.components:
             await comp.prepare()
         for comp in self.components:
             comp.register_handlers(self.broker)
             comp.register_grpc(self.grpc)
+        self._serve_operations()
         self.batch_consumers = BatchConsumers(
             self.broker,
             self.settings.nats_url,
