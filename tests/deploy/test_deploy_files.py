@@ -357,3 +357,23 @@ def test_every_service_is_told_where_the_services_it_calls_are(compose: dict[str
             assert (host, port) == served_port[other], (
                 f"{name}: {var}={env[var]} is not where {other} listens"
             )
+
+
+def test_one_front_door_is_published_and_every_service_has_a_healthcheck(compose: dict[str, Any]) -> None:
+    services = _agenteval_services(compose)
+    for name, svc in services.items():
+        port = svc["command"][4].rsplit(":", 1)[1]
+        check = svc.get("healthcheck", {}).get("test", [])
+        assert check[-1:] == [f"127.0.0.1:{port}"] and "agenteval.runtime.healthcheck" in check, (
+            f"{name} has no gRPC healthcheck on its own port"
+        )
+        assert not svc.get("ports"), f"{name} publishes a port: clients go through the gateway"
+    gateway = compose["services"]["gateway"]
+    assert gateway["ports"] == ["50050:50050"]
+    assert gateway["build"]["args"] == {"PACKAGE": "agenteval-gateway", "MODULE": "agenteval.gateway"}
+    routed = {k: v for k, v in gateway["environment"].items() if k.endswith("_ADDR")}
+    for env, target in routed.items():
+        host, port = target.rsplit(":", 1)
+        assert host in compose["services"], f"{env} routes to {host}, which compose does not run"
+        served = services[host]["command"][4].rsplit(":", 1)[1]
+        assert served == port, f"{env} routes to {target}, but {host} listens on {served}"

@@ -193,7 +193,9 @@ def up(
 def serve(
     service: Annotated[
         str,
-        typer.Argument(help="runner, grader, metrics, transcript_store, eval_generator or suite_store."),
+        typer.Argument(
+            help="runner, grader, metrics, transcript_store, eval_generator, suite_store, or gateway (the front door)."
+        ),
     ],
     address: Annotated[
         str | None, typer.Option(help="gRPC listen address (default: the service's setting).")
@@ -205,6 +207,11 @@ def serve(
 
     name = service.replace("-", "_")
     name = {"transcripts": "transcript_store", "suites": "suite_store"}.get(name, name)
+    if name == "gateway":  # the front door: no bus, no database, only routes
+        from agenteval.gateway.app import main as gateway_main
+
+        gateway_main(address)
+        return
     if name not in SERVICES:
         fail(f"unknown service {service!r}; services: {', '.join(SERVICES)}", 2)
     serve_main(lambda common: component(name, common), address or grpc_address_of(name))

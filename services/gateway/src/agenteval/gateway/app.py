@@ -1,0 +1,76 @@
+"""The gateway's wiring: a gRPC server with health, reflection and the router."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+import sys
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_health.v1.health import aio as health_aio
+from grpc_reflection.v1alpha import reflection
+
+from agenteval.contracts.transport import MAX_MESSAGE_BYTES
+from agenteval.gateway.proxy import Router
+from agenteval.gateway.routes import routes
+from agenteval.gateway.settings import GatewaySettings
+
+log = logging.getLogger("agenteval.gateway")
+
+
+class Gateway:
+    """One address for every agenteval RPC (distributed mode): clients, the CLI and the web
+    dashboard need only this, and compose publishes only this port."""
+
+    def __init__(self, settings: GatewaySettings, address: str | None = None) -> None:
+        self.settings = settings
+        self.address = address or settings.grpc_address
+        self.methods = routes(settings)
+        self.router = Router(self.methods, settings.default_timeout_s)
+        self.health = health_aio.HealthServicer()
+        self.server = grpc.aio.server(
+            options=[
+                ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+                ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
+            ]
+        )
+        self.port = 0
+
+    async def start(self) -> None:
+        health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
+        self.server.add_generic_rpc_handlers([self.router])
+        names = sorted({path.split("/")[1] for path in self.methods})
+        reflection.enable_server_reflection([*names, reflection.SERVICE_NAME], self.server)
+        self.port = self.server.add_insecure_port(self.address)
+        await self.server.start()
+        for name in ["", *names]:
+            await self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
+
+    @property
+    def target(self) -> str:
+        host = self.address.rsplit(":", 1)[0]
+        return f"{'127.0.0.1' if host in ('0.0.0.0', '[::]', '') else host}:{self.port}"
+
+    async def stop(self, grace_s: float = 2.0) -> None:
+        await self.health.enter_graceful_shutdown()
+        await self.server.stop(grace_s)
+        await self.router.close()
+
+
+def main(address: str | None = None) -> None:
+    """Run the gateway until SIGTERM/SIGINT."""
+
+    async def go() -> None:
+        gateway = Gateway(GatewaySettings(), address)
+        await gateway.start()
+        print(f"gateway serving on {gateway.target}", file=sys.stderr)
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, stop.set)
+        await stop.wait()
+        await gateway.stop()
+
+    asyncio.run(go())
