@@ -207,6 +207,10 @@ class Runs:
 def _message(exc: BaseException) -> str:
     import grpc
 
+    from agenteval.contracts.errors import Unavailable
+
+    if isinstance(exc, Unavailable):
+        return f"cannot reach agenteval: {exc}"
     if isinstance(exc, grpc.aio.AioRpcError):
         if exc.code() == grpc.StatusCode.UNAVAILABLE:
             return f"cannot reach agenteval: {exc.details()}"

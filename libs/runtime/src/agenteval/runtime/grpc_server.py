@@ -112,18 +112,30 @@ def status_for(exc: BaseException) -> grpc.StatusCode:
 
 
 @contextmanager
-def _server_span(method: str, context: Any) -> Iterator[None]:
-    """A server span per RPC, continuing the caller's trace from gRPC metadata."""
+def _server_span(method: str, context: Any, current: bool = True) -> Iterator[None]:
+    """A server span per RPC, continuing the caller's trace from gRPC metadata.
+
+    ``current``: made the current span (unary calls). A stream's span is not: its handler
+    yields, and may be closed from another task at shutdown, where the context it attached
+    could not be detached."""
     from opentelemetry import propagate, trace
 
     carrier = {k: v for k, v in (context.invocation_metadata() or ()) if isinstance(v, str)}
     tracer = trace.get_tracer("agenteval.grpc")
-    with tracer.start_as_current_span(
-        method.rsplit("/", 1)[-1], context=propagate.extract(carrier), kind=trace.SpanKind.SERVER
-    ) as span:
-        span.set_attribute("rpc.system", "grpc")
-        span.set_attribute("rpc.method", method)
+    name, parent = method.rsplit("/", 1)[-1], propagate.extract(carrier)
+    if current:
+        with tracer.start_as_current_span(name, context=parent, kind=trace.SpanKind.SERVER) as span:
+            span.set_attribute("rpc.system", "grpc")
+            span.set_attribute("rpc.method", method)
+            yield
+        return
+    span = tracer.start_span(name, context=parent, kind=trace.SpanKind.SERVER)
+    span.set_attribute("rpc.system", "grpc")
+    span.set_attribute("rpc.method", method)
+    try:
         yield
+    finally:
+        span.end()
 
 
 class ErrorInterceptor(grpc.aio.ServerInterceptor):
@@ -162,7 +174,7 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):
                 try:
                     if not hasattr(request, "__aiter__"):  # a client stream is checked by its reader
                         await _refuse(request, context)
-                    with _server_span(method, context):
+                    with _server_span(method, context, current=False):
                         async for item in fn(request, context):
                             yield item
                 except errors.AgentEvalError as exc:
