@@ -94,10 +94,14 @@ async def bench_family(pool: SandboxPool, path: Path, seed: int) -> dict[str, An
     }
 
 
-async def run(folder: Path, seed: int, only: list[str] | None) -> dict[str, Any]:
+def family_files(folder: Path, only: list[str] | None) -> list[Path]:
     files = sorted(p for p in folder.glob("*.jsonl") if not only or p.stem in only)
     if not files:
         raise SystemExit(f"no <family>.jsonl files in {folder}")
+    return files
+
+
+async def run(folder: Path, seed: int, files: list[Path]) -> dict[str, Any]:
     async with SandboxPool(workers=2) as pool:
         rows = [await bench_family(pool, path, seed) for path in files]
     accuracies = [r["held_out_accuracy"] for r in rows]
@@ -134,7 +138,7 @@ def main() -> None:
     parser.add_argument("--family", action="append", help="only this family (repeatable)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     args = parser.parse_args()
-    report = asyncio.run(run(args.dir, args.seed, args.family))
+    report = asyncio.run(run(args.dir, args.seed, family_files(args.dir, args.family)))
     if args.json:
         json.dump(report, sys.stdout, indent=2)
         print()
