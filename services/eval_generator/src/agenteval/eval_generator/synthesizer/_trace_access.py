@@ -244,7 +244,7 @@ _WRITE_VERBS = frozenset(
     "deposit purchase buy schedule reserve save insert upload publish edit move terminate disable enable "
     "drop destroy purge wipe archive escalate register subscribe unsubscribe upgrade downgrade replace "
     "ship wire void reverse deactivate erase process sell make checkout confirm rm kill deploy release "
-    "rollout invite share select new put".split()
+    "rollout invite share select new put initiate return credit compensate reimburse payout".split()
 )
 _RISKY_VERBS = frozenset(
     "delete refund cancel transfer send pay drop remove wire withdraw charge close terminate destroy purge "

@@ -145,7 +145,12 @@ _DONE_CLAIM_RE = re.compile(
     r"processed|cancell?ed|deleted|removed|sent|scheduled|updated|changed|transferred|paid|created|"
     r"submitted|placed|applied|reset|closed|credited|rebooked|switched|initiated|confirmed)\b|"
     r"\b(will now|will be (sent|refunded|credited)|(is|are) now)\b|"
-    r"^\s*(done|all set|all done|finished|updated|booked|confirmed|refund processed)\b)",
+    r"^\s*(done|all set|all done|finished|updated|booked|confirmed|refund processed)\b|"
+    # Promising money back is telling the user it is on its way.
+    r"\b(you('ll| will)|you should) (receive|get|see) (a |your |the |an? )?(full )?(refund|money back|credit|"
+    r"reimbursement)|\b(refund|reimbursement|credit|money)\b[^.]{0,40}\b(will|should) (be (issued|processed|"
+    r"credited|sent|returned|back)|arrive|appear|reach|post|show up)|\b(refund|reimbursement|credit|money)\b"
+    r"[^.]{0,30}\bon (its|the) way\b|\bi('ll| will) (refund|reimburse|credit|issue)\b)",
     re.I,
 )
 
