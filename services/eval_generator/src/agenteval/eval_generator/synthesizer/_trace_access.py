@@ -86,12 +86,24 @@ def _keyed_leaves(value: object, key: str = "") -> list:
     return out
 
 
+# The last trace read and its timeline: signals ask for the same trace's timeline many times.
+_LAST_TIMELINE: list = []
+
+
 def _timeline(trace: dict) -> list:
     """Input messages then steps, in order, as {kind: msg|call, role, text, call} events.
 
     What the model said in an llm step counts as an assistant message; a message step
-    repeating the assistant text just before it is read once.
+    repeating the assistant text just before it is read once. Callers only read the list.
     """
+    if _LAST_TIMELINE and _LAST_TIMELINE[0] is trace:
+        return _LAST_TIMELINE[1]
+    events = _read_timeline(trace)
+    _LAST_TIMELINE[:] = [trace, events]
+    return events
+
+
+def _read_timeline(trace: dict) -> list:
     events: list[dict[str, typing.Any]] = []
     raw_input = trace.get("input")
     if isinstance(raw_input, str):

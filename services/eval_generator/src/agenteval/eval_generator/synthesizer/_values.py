@@ -9,6 +9,7 @@ unique across the copied modules).
 """
 
 import re
+import typing
 
 from agenteval.eval_generator.synthesizer._trace_access import _call_args, _leaf_text, _timeline
 
@@ -124,7 +125,7 @@ def _weekday(y: int, m: int, d: int) -> str:
     return _DAYS[(_day_number(y, m, d) + 3) % 7]
 
 
-def _date_entities(text: str) -> tuple:
+def _date_entities_of(text: str) -> tuple:
     """(entities, the text with dates and times blanked).
 
     Dates as 'date:MM-DD' plus their day of the month ('dom:14', so "the 14th" meets
@@ -205,7 +206,7 @@ def _id_like(token: str) -> bool:
     return len(token) >= 4 and bool(re.search(r"[a-z]", token, re.I))
 
 
-def _entities(text: str, with_names: bool = True) -> set:
+def _entities_of(text: str, with_names: bool = True) -> set:
     """Typed values named in a text, as 'kind:value' strings (num, time, day, month, email, date, id, name)."""
     found = set()
     rest = text
@@ -297,7 +298,7 @@ _CATEGORY_WORDS = {
 _CATEGORY_OF = {_stem(w): c for c, words in _CATEGORY_WORDS.items() for w in words.split()}
 
 
-def _value_tokens(text: str) -> set:
+def _value_tokens_of(text: str) -> set:
     """Everything a text names that an action could carry: typed entities and content words.
 
     Content words come as 'w:<stem>' (stopwords and words under three letters left out),
@@ -392,3 +393,39 @@ def _source_text(trace: dict) -> str:
             if e["call"].get("error"):
                 parts.append(str(e["call"].get("error")))
     return "\n".join(parts)
+
+
+# Signals read the same texts many times over: remember what was read (copies go out, so a
+# caller that changes its set does not change the memory).
+_READ: dict = {}
+
+
+def _remembered(kind: str, text: str, read: typing.Callable) -> typing.Any:
+    key = (kind, text)
+    if key not in _READ:
+        if len(_READ) > 20000:
+            _READ.clear()
+        _READ[key] = read(text)
+    return _READ[key]
+
+
+def _date_entities(text: str) -> tuple:
+    """_date_entities_of, remembered."""
+    found, rest = _remembered("dates", text, _date_entities_of)
+    return set(found), rest
+
+
+def _entities(text: str, with_names: bool = True) -> set:
+    """_entities_of, remembered."""
+    if with_names:
+        return set(_remembered("entities", text, _entities_of))
+    return set(_remembered("entities-no-names", text, _entities_without_names))
+
+
+def _entities_without_names(text: str) -> set:
+    return _entities_of(text, False)
+
+
+def _value_tokens(text: str) -> set:
+    """_value_tokens_of, remembered."""
+    return set(_remembered("tokens", text, _value_tokens_of))

@@ -23,6 +23,11 @@ from agenteval.eval_generator.synthesizer._values import (
     _source_text,
     _supported,
 )
+from agenteval.eval_generator.synthesizer.sig_actions import (
+    action_breaks_limit,
+    action_id_differs_from_request,
+    action_id_unsupported,
+)
 
 _CONTENT_STOPWORDS = frozenset(
     "this that with from have been were will would could should there their about which your what when "
@@ -161,3 +166,13 @@ def claims_action_without_call(trace: dict) -> float:
         return 0.0
     done = [c for c in _tool_calls(trace) if _is_action(c) and not _call_failed(c)]
     return 0.0 if done else 1.0
+
+
+def unjustified_action_or_claim(trace: dict) -> float:
+    """An action the record or the rules do not allow (over a limit, out of the window, on another record), or one claimed but not done."""
+    if claims_action_without_call(trace):
+        return 1.0
+    for fn in (action_breaks_limit, action_id_unsupported, action_id_differs_from_request):
+        if fn(trace):
+            return 1.0
+    return 0.0
