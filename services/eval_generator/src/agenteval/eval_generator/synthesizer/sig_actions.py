@@ -464,7 +464,7 @@ def _chosen_items(trace: dict, names: set, stop: dict | None = None) -> list:
             for v in {str(v).lower() for v in own.values() if isinstance(v, str)}:
                 seen[v] = seen.get(v, 0) + 1
         for own in items:
-            mine = {str(v).lower() for v in own.values() if isinstance(v, str) and len(str(v)) >= 3}
+            mine = {str(v).lower() for v in own.values() if isinstance(v, str) and len(str(v)) >= 2}
             if any(seen[v] == 1 and (v in names or any(v in n for n in names if len(n) > 20)) for v in mine):
                 chosen.append(own)
     return chosen
@@ -472,7 +472,7 @@ def _chosen_items(trace: dict, names: set, stop: dict | None = None) -> list:
 
 def _action_names(action: dict) -> set:
     return {
-        str(leaf).lower() for _, leaf in _arg_values(action) if isinstance(leaf, str) and len(str(leaf)) >= 3
+        str(leaf).lower() for _, leaf in _arg_values(action) if isinstance(leaf, str) and len(str(leaf)) >= 2
     }
 
 
