@@ -86,8 +86,9 @@ def _keyed_leaves(value: object, key: str = "") -> list:
     return out
 
 
-# The last trace read and its timeline: signals ask for the same trace's timeline many times.
-_LAST_TIMELINE: list = []
+# The last trace read and its timeline, as one (trace, events) pair: signals ask for the same
+# trace's timeline many times, and one pair is swapped whole, so threads never mix two traces.
+_LAST_TIMELINE: dict = {}
 
 
 def _timeline(trace: dict) -> list:
@@ -96,10 +97,11 @@ def _timeline(trace: dict) -> list:
     What the model said in an llm step counts as an assistant message; a message step
     repeating the assistant text just before it is read once. Callers only read the list.
     """
-    if _LAST_TIMELINE and _LAST_TIMELINE[0] is trace:
-        return _LAST_TIMELINE[1]
+    last = _LAST_TIMELINE.get("pair")
+    if last is not None and last[0] is trace:
+        return last[1]
     events = _read_timeline(trace)
-    _LAST_TIMELINE[:] = [trace, events]
+    _LAST_TIMELINE["pair"] = (trace, events)
     return events
 
 

@@ -402,11 +402,13 @@ _READ: dict = {}
 
 def _remembered(kind: str, text: str, read: typing.Callable) -> typing.Any:
     key = (kind, text)
-    if key not in _READ:
+    value = _READ.get(key)
+    if value is None:
+        value = read(text)
         if len(_READ) > 20000:
             _READ.clear()
-        _READ[key] = read(text)
-    return _READ[key]
+        _READ[key] = value
+    return value
 
 
 def _date_entities(text: str) -> tuple:
