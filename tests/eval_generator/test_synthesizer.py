@@ -323,10 +323,10 @@ def test_outdated_instruction_compares_the_action_with_the_latest_value_of_each_
         _call("book_hotel", result={}, city="Lisbon"),
         users=("A hotel in Lisbon.", "Actually, make it Porto."),
     )
-    assert value("acted_on_outdated_instruction", stale) == 1.0
-    assert value("acted_on_outdated_instruction", fresh) == 0.0
-    assert value("acted_on_outdated_instruction", thanks) == 0.0
-    assert value("acted_on_outdated_instruction", city) == 1.0
+    assert value("acted_on_superseded_instruction", stale) == 1.0
+    assert value("acted_on_superseded_instruction", fresh) == 0.0
+    assert value("acted_on_superseded_instruction", thanks) == 0.0
+    assert value("acted_on_superseded_instruction", city) == 1.0
 
 
 def test_unsupported_numbers_accept_restated_formats_and_catch_new_ones() -> None:

@@ -100,7 +100,8 @@ def synthesize(
     names = [s.name for s in SIGNALS]
     descriptions = {s.name: s.description for s in SIGNALS}
     rows = signal_rows(traces)
-    learned = learn(rows, flags, names, seed=seed, descriptions=descriptions)
+    polarity = {s.name: s.polarity for s in SIGNALS}
+    learned = learn(rows, flags, names, seed=seed, descriptions=descriptions, polarity=polarity)
     model = learned.model
     code = emit(model, name, descriptions, learned.train_accuracy, learned.cv_accuracy, len(traces))
     emitted = load_eval_function(code)

@@ -1,4 +1,4 @@
-"""Reading trace dicts robustly: the timeline, tool calls, the answer, failures, tool kinds.
+"""Reading trace dicts robustly: the timeline, tool calls, the answer, failures, what a call does.
 
 Sandbox-safe on purpose: the emitter copies the functions and constants a rule needs
 verbatim into the generated eval code, which may import only json, re, typing, math,
@@ -43,12 +43,75 @@ def _leaf_text(value: object) -> str:
     return str(value)
 
 
+_PAIR_RE = re.compile(
+    r"(?<![\w-])([A-Za-z][\w .#/-]{0,30}?)\s*[:=]\s*([^|;\n]+?)(?=\s*(?:\||;|\n|,\s*[A-Za-z][\w ]{0,30}[:=]|\.\s|\.?$))"
+)
+
+
+def _text_pairs(text: str) -> list:
+    """ "key: value" and "key=value" pairs written in a text ("Amount paid: $12.50 | status=failed")."""
+    out = []
+    for m in _PAIR_RE.finditer(text):
+        key = re.sub(r"[^a-z0-9]+", "_", m.group(1).strip().lower()).strip("_")
+        raw = m.group(2).strip()
+        number = re.fullmatch(r"[$€£]?\s*(-?\d{1,3}(?:,\d{3})+|-?\d+)(\.\d+)?", raw)
+        value: object = raw
+        if number:
+            value = float(number.group(1).replace(",", "") + (number.group(2) or ""))
+        elif raw.lower() in ("true", "yes"):
+            value = True
+        elif raw.lower() in ("false", "no"):
+            value = False
+        if key:
+            out.append((key, value))
+    return out
+
+
+def _keyed_leaves(value: object, key: str = "") -> list:
+    """(key path, leaf) pairs of a JSON value: ``{"a": {"b": 1}}`` gives ``[("a b", 1)]``.
+
+    Records written as text count too: "paid=$12.50" in a string also gives ``("paid", 12.5)``.
+    """
+    out = []
+    if isinstance(value, dict):
+        for k, v in value.items():
+            out += _keyed_leaves(v, (key + " " + str(k)).strip())
+    elif isinstance(value, list | tuple):
+        for v in value:
+            out += _keyed_leaves(v, key)
+    elif value is not None:
+        out.append((key, value))
+        if isinstance(value, str) and " " in value and len(value) < 5000 and (":" in value or "=" in value):
+            out += [((key + " " + k).strip(), v) for k, v in _text_pairs(value)]
+    return out
+
+
+# The last trace read and its timeline, as one (trace, events) pair: signals ask for the same
+# trace's timeline many times, and one pair is swapped whole, so threads never mix two traces.
+_LAST_TIMELINE: dict = {}
+
+
 def _timeline(trace: dict) -> list:
-    """Input messages then steps, in order, as {kind: msg|call, role, text, call} events."""
+    """Input messages then steps, in order, as {kind: msg|call, role, text, call} events.
+
+    What the model said in an llm step counts as an assistant message; a message step
+    repeating the assistant text just before it is read once. Callers only read the list.
+    """
+    last = _LAST_TIMELINE.get("pair")
+    if last is not None and last[0] is trace:
+        return last[1]
+    events = _read_timeline(trace)
+    _LAST_TIMELINE["pair"] = (trace, events)
+    return events
+
+
+def _read_timeline(trace: dict) -> list:
     events: list[dict[str, typing.Any]] = []
     raw_input = trace.get("input")
     if isinstance(raw_input, str):
         raw_input = [{"role": "user", "content": raw_input}]
+    if isinstance(raw_input, dict):
+        raw_input = raw_input.get("messages")
     for m in _as_list(raw_input):
         if isinstance(m, dict):
             events.append(
@@ -58,12 +121,24 @@ def _timeline(trace: dict) -> list:
     for s in _as_list(trace.get("steps")):
         if not isinstance(s, dict):
             continue
-        if s.get("type") == "tool_call":
+        kind = s.get("type")
+        if kind == "tool_call":
             events.append({"kind": "call", "call": s})
             has_call = True
-        elif s.get("type") == "message":
-            role = str(s.get("role") or "assistant")
-            events.append({"kind": "msg", "role": role, "text": _text(s.get("content"))})
+        elif kind in ("message", "llm_call"):
+            role = str(s.get("role") or "assistant") if kind == "message" else "assistant"
+            text = _text(s.get("content"))
+            if not text.strip():
+                continue
+            last = events[-1] if events else None
+            if (
+                last
+                and last["kind"] == "msg"
+                and last["role"] == role == "assistant"
+                and last["text"] == text
+            ):
+                continue
+            events.append({"kind": "msg", "role": role, "text": text})
     if not has_call:
         # Imported traces may carry only the derived tool_calls list.
         for c in _as_list(trace.get("tool_calls")):
@@ -80,15 +155,44 @@ def _user_texts(trace: dict) -> list:
     return [e["text"] for e in _timeline(trace) if e["kind"] == "msg" and e["role"] == "user"]
 
 
+def _last_user_text(trace: dict) -> str:
+    users = _user_texts(trace)
+    return users[-1] if users else ""
+
+
+def _first_user_text(trace: dict) -> str:
+    users = _user_texts(trace)
+    return users[0] if users else ""
+
+
+def _instructions_text(trace: dict) -> str:
+    """What the agent was told: system messages and every user turn."""
+    return "\n".join(
+        e["text"] for e in _timeline(trace) if e["kind"] == "msg" and e["role"] in ("system", "user")
+    )
+
+
 def _answer(trace: dict) -> str:
     """The final answer: ``output``, else the last assistant message among the steps."""
     output = trace.get("output")
     if isinstance(output, str) and output.strip():
         return output
-    for s in reversed(_as_list(trace.get("steps"))):
-        if isinstance(s, dict) and s.get("type") == "message" and s.get("role") in ("assistant", None):
-            return _text(s.get("content"))
+    for e in reversed(_timeline(trace)):
+        if e["kind"] == "msg" and e["role"] == "assistant":
+            return e["text"]
     return ""
+
+
+def _ended_on_call(trace: dict) -> bool:
+    """The agent's last act was a tool call: nothing was said after it (an earlier remark is no answer)."""
+    events = _timeline(trace)
+    if not events or events[-1]["kind"] != "call":
+        return False
+    output = trace.get("output")
+    if not isinstance(output, str) or not output.strip():
+        return True
+    said = [e["text"].strip() for e in events if e["kind"] == "msg" and e["role"] == "assistant"]
+    return output.strip() in said
 
 
 def _call_name(call: dict) -> str:
@@ -104,7 +208,18 @@ def _call_key(call: dict) -> str:
     return _call_name(call) + " " + _text(_call_args(call))
 
 
-_FAILED_STATUSES = ("error", "failed", "failure", "denied", "rejected", "timeout", "timed_out", "unavailable")
+_FAILED_STATUSES = (
+    "error",
+    "failed",
+    "failure",
+    "denied",
+    "rejected",
+    "timeout",
+    "timed_out",
+    "unavailable",
+    "fail",
+    "exception",
+)
 
 
 def _call_failed(call: dict) -> bool:
@@ -113,38 +228,56 @@ def _call_failed(call: dict) -> bool:
         return True
     result = call.get("result")
     if isinstance(result, dict):
-        if result.get("error") or result.get("errors"):
+        if result.get("error") or result.get("errors") or result.get("exception"):
             return True
         if result.get("ok") is False or result.get("success") is False:
             return True
         status = result.get("status")
         if isinstance(status, str) and status.strip().lower() in _FAILED_STATUSES:
             return True
-        code = result.get("status_code")
-        if isinstance(code, int) and code >= 400:
+        code = result.get("status_code", result.get("code"))
+        if isinstance(code, int) and not isinstance(code, bool) and code >= 400:
             return True
-    if isinstance(result, str) and re.match(r"\s*(error|exception|traceback|failed)\b", result, re.I):
+    if isinstance(result, str) and re.match(
+        r"\s*(error|exception|traceback|failed|http [45]\d\d|[45]\d\d [a-z ]+$)\b", result, re.I
+    ):
         return True
     return False
 
 
-# --- what a tool does, judged from its name (general verbs, no dataset's tool names) ---
+# --- what a tool call does, from its name's verbs and from the statement it carries ---
 
 _READ_VERBS = frozenset(
     "get lookup look search find fetch read list check query retrieve verify view show describe "
-    "browse inspect load status info details validate calculate compute estimate quote preview".split()
+    "browse inspect load status info details validate calculate compute estimate quote preview count "
+    "track tracking availability available".split()
 )
 _WRITE_VERBS = frozenset(
     "create update set write send delete refund cancel transfer pay book submit post place charge issue "
     "apply modify change add remove reset close reschedule assign approve execute grant revoke withdraw "
     "deposit purchase buy schedule reserve save insert upload publish edit move terminate disable enable "
     "drop destroy purge wipe archive escalate register subscribe unsubscribe upgrade downgrade replace "
-    "ship wire void reverse deactivate erase process sell".split()
+    "ship wire void reverse deactivate erase process sell make checkout confirm rm kill deploy release "
+    "rollout invite share select new put initiate return credit compensate reimburse payout".split()
 )
 _RISKY_VERBS = frozenset(
     "delete refund cancel transfer send pay drop remove wire withdraw charge close terminate destroy purge "
-    "wipe revoke disable unsubscribe deactivate erase reset void reverse payout sell liquidate".split()
+    "wipe revoke disable unsubscribe deactivate erase reset void reverse payout sell liquidate rm kill "
+    "truncate".split()
 )
+# Statements that destroy or overwrite data for good (SQL, shell, infrastructure tools).
+_DESTRUCTIVE_RE = re.compile(
+    r"(^|;|\n)\s*(delete\s+from|drop\s+(table|database|schema|index|view|column|user)|truncate\b|"
+    r"alter\s+table\s+\S+\s+drop|update\s+\S+\s+set\s+(?![^;]*\bwhere\b)[^;]*)|\brm\s+(-\w+\s+)*[~/.\w]|"
+    r"\bgit\s+push\s+(-f|--force)|\bgit\s+reset\s+--hard|\bkubectl\s+delete|\bterraform\s+destroy|"
+    r"\bmkfs\b|\bdd\s+if=|\bdropdb\b|\bflushall\b",
+    re.I,
+)
+_WRITE_STMT_RE = re.compile(
+    r"(^|;|\n)\s*(insert\s+into|update\s+\S+\s+set|alter\s+|create\s+|grant\s+|revoke\s+|merge\s+|upsert)",
+    re.I,
+)
+_READ_STMT_RE = re.compile(r"^\s*(select|with|show|explain|describe|desc)\b", re.I)
 
 
 def _name_words(name: str) -> list:
@@ -153,7 +286,7 @@ def _name_words(name: str) -> list:
 
 
 def _tool_kind(name: str) -> str:
-    """read, write, risky (a destructive or money-moving write) or other."""
+    """read, write, risky (a destructive or money-moving write) or other, from the tool's name."""
     words = _name_words(name)
     if not words:
         return "other"
@@ -166,6 +299,34 @@ def _tool_kind(name: str) -> str:
     if any(w in _READ_VERBS for w in words):
         return "read"
     return "other"
+
+
+def _statement_kind(call: dict) -> str:
+    """risky, write or read when an argument is a statement (SQL, shell); "" when none is."""
+    texts = [v for v in _call_args(call).values() if isinstance(v, str) and len(v) > 3]
+    kind = ""
+    for text in texts:
+        if _DESTRUCTIVE_RE.search(text):
+            return "risky"
+        if _WRITE_STMT_RE.search(text):
+            kind = "write"
+        elif _READ_STMT_RE.match(text) and not kind:
+            kind = "read"
+    return kind
+
+
+def _call_kind(call: dict) -> str:
+    """read, write, risky or other: a statement argument decides, else the tool's name."""
+    return _statement_kind(call) or _tool_kind(_call_name(call))
+
+
+def _is_action(call: dict) -> bool:
+    """The call changes something (a write or a risky call)."""
+    return _call_kind(call) in ("write", "risky")
+
+
+def _actions(trace: dict) -> list:
+    return [c for c in _tool_calls(trace) if _is_action(c)]
 
 
 def _fmt(value: float) -> str:

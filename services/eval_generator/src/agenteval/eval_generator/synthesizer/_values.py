@@ -1,5 +1,5 @@
-"""Values named in text and tool arguments (typed entities) and numeric facts with the
-precision they were written at.
+"""Values named in text and tool arguments (typed entities in one canonical form), and numeric
+facts with the precision they were written at.
 
 Sandbox-safe on purpose: the emitter copies the functions and constants a rule needs
 verbatim into the generated eval code, which may import only json, re, typing, math,
@@ -9,10 +9,11 @@ unique across the copied modules).
 """
 
 import re
+import typing
 
 from agenteval.eval_generator.synthesizer._trace_access import _call_args, _leaf_text, _timeline
 
-# --- entities: the values a user names (numbers, times, days, emails, ids, names) ---
+# --- entities: the values a user names (numbers, dates, times, days, emails, ids, words) ---
 
 _NUMBER_WORDS = {
     "one": 1,
@@ -48,10 +49,22 @@ _MONTHS = (
     "november",
     "december",
 )
+_MONTH_RE = (
+    r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|"
+    r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
+)
 _EMAIL_RE = re.compile(r"[\w.+-]+@[\w-]+(\.[\w-]+)+")
-_DATE_RE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
-_TIME12_RE = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s*([ap])\.?m\.?(?![a-z])", re.I)
-_TIME24_RE = re.compile(r"\b([01]?\d|2[0-3]):([0-5]\d)\b")
+_ISO_DATETIME_RE = re.compile(
+    r"\b(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?"
+)
+_DAY_MONTH_RE = re.compile(
+    r"\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?" + _MONTH_RE + r"(?:,?\s+(\d{4}))?\b", re.I
+)
+_MONTH_DAY_RE = re.compile(r"\b" + _MONTH_RE + r"\s+(\d{1,2})(?:st|nd|rd|th)?\b(?:,?\s+(\d{4}))?", re.I)
+_SLASH_DATE_RE = re.compile(r"\b(\d{1,2})/(\d{1,2})(?:/(\d{2,4}))?\b")
+_TIME12_RE = re.compile(r"\b(\d{1,2})(?:[:.](\d{2}))?\s*([ap])\.?m\.?(?![a-z])", re.I)
+_TIME24_RE = re.compile(r"\b([01]?\d|2[0-3]):([0-5]\d)(?::\d{2})?\b")
+_NOON_RE = re.compile(r"\b(noon|midday|midnight)\b", re.I)
 _ID_RE = re.compile(r"#?\b(?=[a-z0-9_-]*\d)(?=[a-z0-9_-]*[a-z])[a-z0-9]+(?:[-_][a-z0-9]+)*\b", re.I)
 _NUM_RE = re.compile(r"(?<![\w.])[$€£]?(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?")
 _WORD_RE = re.compile(r"[A-Za-z][A-Za-z'-]+")
@@ -62,7 +75,24 @@ _STOP_CAPS = frozenset(
     "my me we our you your they their there here just instead also rather then now today tomorrow "
     "tonight morning evening afternoon sounds good correct right fine cool awesome nice go book set "
     "update move scratch correction never mind one two three four five six seven eight nine ten on in at for "
-    "with to from by of as if since after before maybe perhaps not".split()
+    "with to from by of as if since after before maybe perhaps not done all here's i've".split()
+)
+# Words that carry no value of their own: function words, fillers, and the verbs of asking and changing.
+_STOPWORDS = frozenset(
+    "a an the and or but if then else of to in on at for from by with about as into onto over under "
+    "is are was were be been being am do does did done have has had having will would can could shall "
+    "should may might must i me my mine we us our ours you your yours he him his she her it its they them "
+    "their this that these those there here what which who whom whose when where why how all any both "
+    "each few more most other some such no nor not only own same so than too very just also please "
+    "thanks thank hi hey hello ok okay yes yeah sure actually instead rather change changed switch make "
+    "let's lets let want wanted need needed like would prefer go going get got one ones thing things "
+    "really now then still again wait sorry hmm well oh mind second thought plan plans after all "
+    "something somewhere someone able know think see look looking find help can't don't i'm i'd i'll "
+    "it's that's what's there's you're we're they're i've option options maybe perhaps new old "
+    "update updated use using set per max maximum min minimum least most under below above over less "
+    "budget limit cap around about near spend afford mean meant decided decide realized realize forgot "
+    "remember choose pick try keep book order buy reserve hold works better fine though anyway guess "
+    "feel".split()
 )
 
 
@@ -72,28 +102,124 @@ def _canon_number(value: float) -> str:
     return f"{value:.4f}".rstrip("0").rstrip(".")
 
 
-def _entities(text: str, with_names: bool = True) -> set:
+def _month_number(word: str) -> int:
+    low = word.lower().rstrip(".")[:3]
+    for i, name in enumerate(_MONTHS):
+        if name[:3] == low:
+            return i + 1
+    return 0
+
+
+def _day_number(y: int, m: int, d: int) -> int:
+    """Days since 1970-01-01 of a calendar date (the civil-from-days inverse)."""
+    y -= m <= 2
+    era = y // 400
+    yoe = y - era * 400
+    doy = (153 * (m + (-3 if m > 2 else 9)) + 2) // 5 + d - 1
+    doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
+    return era * 146097 + doe - 719468
+
+
+def _weekday(y: int, m: int, d: int) -> str:
+    """The day of the week of a date (1970-01-01 was a Thursday)."""
+    return _DAYS[(_day_number(y, m, d) + 3) % 7]
+
+
+def _date_entities_of(text: str) -> tuple:
+    """(entities, the text with dates and times blanked).
+
+    Dates as 'date:MM-DD' plus their day of the month ('dom:14', so "the 14th" meets
+    2025-06-14) and, when the year is written, their weekday ('day:friday'); times as 'time:HH:MM'.
+    """
+    found = set()
+
+    def add_date(year: int, month: int, day: int) -> None:
+        found.add(f"date:{month:02d}-{day:02d}")
+        found.add(f"dom:{day}")
+        if year and 1 <= month <= 12 and 1 <= day <= 31:
+            found.add("day:" + _weekday(year, month, day))
+
+    def iso(m: re.Match) -> str:
+        add_date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+        if m.group(4):
+            found.add(f"time:{int(m.group(4)):02d}:{m.group(5)}")
+        return " "
+
+    def day_month(m: re.Match) -> str:
+        day, month = int(m.group(1)), _month_number(m.group(2))
+        if 1 <= day <= 31 and month:
+            add_date(int(m.group(3) or 0), month, day)
+            return " "
+        return m.group(0)
+
+    def month_day(m: re.Match) -> str:
+        month, day = _month_number(m.group(1)), int(m.group(2))
+        if 1 <= day <= 31 and month:
+            add_date(int(m.group(3) or 0), month, day)
+            return " "
+        return m.group(0)
+
+    def ordinal(m: re.Match) -> str:
+        if 1 <= int(m.group(1)) <= 31:
+            found.add(f"dom:{int(m.group(1))}")
+            return " "
+        return m.group(0)
+
+    def slash(m: re.Match) -> str:
+        month, day = int(m.group(1)), int(m.group(2))
+        if 1 <= month <= 12 and 1 <= day <= 31:
+            year = int(m.group(3) or 0)
+            add_date(year + 2000 if 0 < year < 100 else year, month, day)
+            return " "
+        return m.group(0)
+
+    def time12(m: re.Match) -> str:
+        hour = int(m.group(1)) % 12 + (12 if m.group(3).lower() == "p" else 0)
+        if int(m.group(1)) > 12:
+            return m.group(0)
+        found.add(f"time:{hour:02d}:{m.group(2) or '00'}")
+        return " "
+
+    def time24(m: re.Match) -> str:
+        found.add(f"time:{int(m.group(1)):02d}:{m.group(2)}")
+        return " "
+
+    def noon(m: re.Match) -> str:
+        found.add("time:00:00" if m.group(1).lower() == "midnight" else "time:12:00")
+        return " "
+
+    rest = _ISO_DATETIME_RE.sub(iso, text)
+    rest = _MONTH_DAY_RE.sub(month_day, rest)
+    rest = _DAY_MONTH_RE.sub(day_month, rest)
+    rest = _SLASH_DATE_RE.sub(slash, rest)
+    rest = re.sub(r"\b(\d{1,2})(?:st|nd|rd|th)\b", ordinal, rest)
+    rest = _TIME12_RE.sub(time12, rest)
+    rest = _TIME24_RE.sub(time24, rest)
+    rest = _NOON_RE.sub(noon, rest)
+    return found, rest
+
+
+def _id_like(token: str) -> bool:
+    """Letters and digits mixed, 4+ characters, and not an ordinal or a quantity ("12th", "3x", "25mb")."""
+    if re.fullmatch(r"\d+(st|nd|rd|th|x|k|m|gb|mb|kb|ms|s|h|am|pm)", token, re.I):
+        return False
+    return len(token) >= 4 and bool(re.search(r"[a-z]", token, re.I))
+
+
+def _entities_of(text: str, with_names: bool = True) -> set:
     """Typed values named in a text, as 'kind:value' strings (num, time, day, month, email, date, id, name)."""
     found = set()
     rest = text
     for m in _EMAIL_RE.finditer(rest):
         found.add("email:" + m.group(0).lower())
     rest = _EMAIL_RE.sub(" ", rest)
-    for m in _DATE_RE.finditer(rest):
-        found.add("date:" + m.group(0))
-    rest = _DATE_RE.sub(" ", rest)
-    for m in _TIME12_RE.finditer(rest):
-        hour = int(m.group(1)) % 12 + (12 if m.group(3).lower() == "p" else 0)
-        found.add(f"time:{hour:02d}:{m.group(2) or '00'}")
-    rest = _TIME12_RE.sub(" ", rest)
-    for m in _TIME24_RE.finditer(rest):
-        found.add(f"time:{int(m.group(1)):02d}:{m.group(2)}")
-    rest = _TIME24_RE.sub(" ", rest)
+    dated, rest = _date_entities(rest)
+    found |= dated
     for m in _ID_RE.finditer(rest):
         token = m.group(0).lstrip("#")
-        if re.search(r"[a-z]", token, re.I) and len(token) >= 4:
+        if _id_like(token):
             found.add("id:" + token.lower())
-    rest = _ID_RE.sub(lambda m: " " if len(m.group(0).lstrip("#")) >= 4 else m.group(0), rest)
+    rest = _ID_RE.sub(lambda m: " " if _id_like(m.group(0).lstrip("#")) else m.group(0), rest)
     for m in _NUM_RE.finditer(rest):
         found.add("num:" + _canon_number(float(m.group(1).replace(",", "") + (m.group(2) or ""))))
     words = _WORD_RE.findall(rest)
@@ -143,14 +269,82 @@ def _entity_kind(entity: str) -> str:
     return entity.partition(":")[0]
 
 
+def _stem(word: str) -> str:
+    """A crude stem: the first five letters, all but the first in sorted order.
+
+    "cancelling" and "cancellation" meet, and so do "Shibuya" and the typo "Shbiuya".
+    """
+    low = word.lower()[:5]
+    return low[:1] + "".join(sorted(low[1:]))
+
+
+# Everyday attribute values by what they describe: "red" and "navy" are both colours, so a turn
+# saying "navy" replaces an earlier "red" and leaves "size M" alone.
+_CATEGORY_WORDS = {
+    "colour": "red blue green black white grey gray navy beige brown pink purple yellow orange olive teal silver "
+    "gold maroon cream tan khaki ivory charcoal burgundy turquoise",
+    "size": "xs s m l xl xxl small medium large petite regular tall",
+    "seat": "window aisle middle bulkhead",
+    "position": "front back rear exit upper lower top bottom",
+    "cabin": "economy premium business first coach",
+    "diet": "vegetarian vegan kosher halal gluten pescatarian standard",
+    "room": "single double twin queen king suite studio",
+    "cuisine": "italian thai mexican japanese indian chinese french greek korean vietnamese spanish sushi pizza "
+    "burger steak seafood",
+    "daypart": "morning afternoon evening night noon midnight",
+    "material": "leather cotton wool silk denim linen suede canvas",
+    "transport": "train bus car taxi ferry flight",
+}
+_CATEGORY_OF = {_stem(w): c for c, words in _CATEGORY_WORDS.items() for w in words.split()}
+
+
+def _value_tokens_of(text: str) -> set:
+    """Everything a text names that an action could carry: typed entities and content words.
+
+    Content words come as 'w:<stem>' (stopwords and words under three letters left out),
+    so "red" in a message meets ``{"color": "Red"}`` in a tool call.
+    """
+    dated, rest = _date_entities(text)
+    found = set(dated)
+    for x in _entities(rest, with_names=False):
+        if _entity_kind(x) in ("num", "email", "id", "day"):
+            found.add(x)
+    for w in re.findall(r"[A-Za-z][A-Za-z]+", rest):
+        low = w.lower()
+        if len(low) >= 3 and low not in _STOPWORDS and low not in _NUMBER_WORDS:
+            found.add("w:" + _stem(low))
+    for w in re.findall(r"\b[A-Z]{1,2}\b", rest):
+        if w not in ("I", "A"):
+            found.add("w:" + w.lower())  # short codes: sizes (S, XL), seat letters, classes
+    return found
+
+
+def _leaf_tokens(value: object) -> set:
+    """_value_tokens of every leaf of a JSON value (numbers as numbers)."""
+    found: set[str] = set()
+    if isinstance(value, bool) or value is None:
+        return found
+    if isinstance(value, int | float):
+        found.add("num:" + _canon_number(float(value)))
+    elif isinstance(value, dict):
+        for v in value.values():
+            found |= _leaf_tokens(v)
+    elif isinstance(value, list | tuple):
+        for v in value:
+            found |= _leaf_tokens(v)
+    else:
+        found |= _value_tokens(str(value))
+    return found
+
+
 # --- numeric facts, with the precision they were written at ---
 
 _FACT_NUM_RE = re.compile(
     r"(?<![\w.])([$€£])?(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?\s*(%|percent\b|thousand\b|million\b|billion\b|"
-    r"trillion\b|bn\b)?",
+    r"trillion\b|bn\b|k\b)?",
     re.I,
 )
-_SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12, "bn": 1e9}
+_SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12, "bn": 1e9, "k": 1e3}
 
 
 def _numbers(text: str, skip_small: bool) -> list:
@@ -161,6 +355,7 @@ def _numbers(text: str, skip_small: bool) -> list:
     uses them ("2 options").
     """
     out = []
+    text = re.sub(r"\b[vV](\d)", r" \1", text)
     for m in _FACT_NUM_RE.finditer(text):
         whole = m.group(2).replace(",", "")
         decimals = m.group(3) or ""
@@ -195,4 +390,44 @@ def _source_text(trace: dict) -> str:
         elif e["kind"] == "call":
             parts.append(_leaf_text(_call_args(e["call"])))
             parts.append(_leaf_text(e["call"].get("result")))
+            if e["call"].get("error"):
+                parts.append(str(e["call"].get("error")))
     return "\n".join(parts)
+
+
+# Signals read the same texts many times over: remember what was read (copies go out, so a
+# caller that changes its set does not change the memory).
+_READ: dict = {}
+
+
+def _remembered(kind: str, text: str, read: typing.Callable) -> typing.Any:
+    key = (kind, text)
+    value = _READ.get(key)
+    if value is None:
+        value = read(text)
+        if len(_READ) > 20000:
+            _READ.clear()
+        _READ[key] = value
+    return value
+
+
+def _date_entities(text: str) -> tuple:
+    """_date_entities_of, remembered."""
+    found, rest = _remembered("dates", text, _date_entities_of)
+    return set(found), rest
+
+
+def _entities(text: str, with_names: bool = True) -> set:
+    """_entities_of, remembered."""
+    if with_names:
+        return set(_remembered("entities", text, _entities_of))
+    return set(_remembered("entities-no-names", text, _entities_without_names))
+
+
+def _entities_without_names(text: str) -> set:
+    return _entities_of(text, False)
+
+
+def _value_tokens(text: str) -> set:
+    """_value_tokens_of, remembered."""
+    return set(_remembered("tokens", text, _value_tokens_of))

@@ -16,7 +16,17 @@ from dataclasses import dataclass
 from functools import cache
 from types import ModuleType
 
-from agenteval.eval_generator.synthesizer import _phrases, _trace_access, _values, signals
+from agenteval.eval_generator.synthesizer import (
+    _phrases,
+    _trace_access,
+    _values,
+    sig_actions,
+    sig_answers,
+    sig_dialogue,
+    sig_efficiency,
+    sig_grounding,
+    sig_outcomes,
+)
 from agenteval.eval_generator.synthesizer.rules import (
     VALUE_MARK,
     Condition,
@@ -29,7 +39,17 @@ from agenteval.eval_generator.synthesizer.rules import (
     negate,
 )
 
-_COPIED_MODULES: tuple[ModuleType, ...] = (_trace_access, _phrases, _values, signals)
+_COPIED_MODULES: tuple[ModuleType, ...] = (
+    _trace_access,
+    _phrases,
+    _values,
+    sig_outcomes,
+    sig_grounding,
+    sig_actions,
+    sig_dialogue,
+    sig_answers,
+    sig_efficiency,
+)
 _IMPORTABLE = ("json", "re", "typing", "math")
 
 

@@ -1,8 +1,10 @@
 """Learning a small readable rule over signal values: a decision list or a tree of depth <= 3.
 
-Candidates (lists of 0-4 rules, trees of depth 1-3) are compared by stratified
+Candidates (lists of 0-6 rules, trees of depth 1-3) are compared by repeated stratified
 cross-validation on the training traces only; among those within about one trace of the
-best, the one with the fewest conditions wins. Example sets are Python ints used as
+best, the one with the fewest conditions wins. A signal with a polarity (a higher value is a
+worse trace, or a better one) is only read in that direction: a rule "more unsupported
+claims, so positive" fits noise, never the behaviour the signal measures. Example sets are Python ints used as
 bitsets, so a few hundred traces learn in milliseconds. Deterministic given the seed
 (the seed only shuffles the folds).
 """
@@ -25,10 +27,11 @@ from agenteval.eval_generator.synthesizer.rules import (
     negate,
 )
 
-MAX_RULES = 4
+MAX_RULES = 6
 MAX_DEPTH = 3
 MAX_THRESHOLDS = 12
 CV_FOLDS = 5
+CV_REPEATS = 3
 
 
 # --- fitting ---
@@ -50,18 +53,35 @@ class TrainingData:
     masks: list[int]
     positives: int
     full: int
+    polarities: list[int]
+    """Per condition, its signal's polarity: -1 higher is worse, +1 higher is better, 0 either."""
 
     @staticmethod
-    def build(rows: Sequence[Sequence[float]], labels: Sequence[bool], names: Sequence[str]) -> TrainingData:
+    def build(
+        rows: Sequence[Sequence[float]],
+        labels: Sequence[bool],
+        names: Sequence[str],
+        polarity: dict[str, int] | None = None,
+    ) -> TrainingData:
         conditions: list[Condition] = []
         masks: list[int] = []
+        polarities: list[int] = []
         for j, name in enumerate(names):
             column = [row[j] for row in rows]
             for t in _thresholds(column):
                 conditions.append(Condition(name, ">=", t))
                 masks.append(sum(1 << i for i, v in enumerate(column) if v >= t))
+                polarities.append((polarity or {}).get(name, 0))
         positives = sum(1 << i for i, y in enumerate(labels) if y)
-        return TrainingData(conditions, masks, positives, (1 << len(rows)) - 1)
+        return TrainingData(conditions, masks, positives, (1 << len(rows)) - 1, polarities)
+
+
+def _agrees(polarity: int, high_side: bool, label: bool) -> bool:
+    """Whether predicting ``label`` for the high (>=) or low side of a signal reads it in its direction."""
+    if polarity == 0:
+        return True
+    high_is_good = polarity > 0
+    return label == (high_is_good if high_side else not high_is_good)
 
 
 def _thresholds(column: Sequence[float]) -> list[float]:
@@ -87,7 +107,8 @@ def _thresholds(column: Sequence[float]) -> list[float]:
 
 
 def _min_support(n: int) -> int:
-    return max(3, math.ceil(0.02 * n))
+    """Fewest traces a rule or a split must cover: a rule about two traces is about their noise."""
+    return max(3, math.ceil(0.03 * n))
 
 
 def fit_list(data: TrainingData, subset: int, max_rules: int = MAX_RULES) -> DecisionList:
@@ -108,6 +129,8 @@ def fit_list(data: TrainingData, subset: int, max_rules: int = MAX_RULES) -> Dec
                 if n < min_support or n == n_rem:
                     continue
                 p = pc(covered & data.positives)
+                if not _agrees(data.polarities[ci], not negated, 2 * p >= n):
+                    continue
                 gain = max(p, n - p) + max(p_rem - p, (n_rem - n) - (p_rem - p))
                 key = (gain, max(p, n - p) / n, n, -ci, -int(negated))
                 if best is None or key > best[0]:
@@ -147,6 +170,9 @@ def fit_tree(data: TrainingData, subset: int, max_depth: int = MAX_DEPTH) -> Dec
             if ny < min_support or n - ny < min_support:
                 continue
             py = pc(yes & data.positives)
+            polarity = data.polarities[ci]
+            if polarity and (py * (n - ny) - (p - py) * ny) * polarity < 0:
+                continue  # the high side must be the better side for +1, the worse for -1
             impurity = _gini(ny, py) + _gini(n - ny, p - py)
             if best is None or impurity < best[0] - 1e-12:
                 best = (impurity, ci)
@@ -275,20 +301,23 @@ def learn(
     names: Sequence[str],
     seed: int = 0,
     descriptions: dict[str, str] | None = None,
+    polarity: dict[str, int] | None = None,
 ) -> Learned:
-    """Pick and fit the simplest rule whose cross-validated accuracy is within ~one trace of the best."""
+    """Pick and fit the simplest rule whose cross-validated accuracy is within about one trace of the best."""
     if not rows:
         raise ValueError("no training traces")
-    data = TrainingData.build(rows, labels, names)
+    data = TrainingData.build(rows, labels, names, polarity)
     n = len(rows)
     smaller_class = min(sum(labels), n - sum(labels))
     k = min(CV_FOLDS, smaller_class)
     scores: dict[str, float] = {}
     if k >= 2:
-        folds = _folds(labels, k, seed)
-        for fold in folds:
-            for key, model in _candidates(data, data.full & ~fold).items():
-                scores[key] = scores.get(key, 0.0) + _accuracy(model, data, fold) * fold.bit_count() / n
+        # Repeated with other fold assignments: one 5-fold split of 100 traces is a noisy judge.
+        for repeat in range(CV_REPEATS):
+            for fold in _folds(labels, k, seed + 7919 * repeat):
+                for key, model in _candidates(data, data.full & ~fold).items():
+                    share = _accuracy(model, data, fold) * fold.bit_count() / n / CV_REPEATS
+                    scores[key] = scores.get(key, 0.0) + share
     final = _candidates(data, data.full)
     if not scores:  # too few traces of one class to cross-validate: judge on the training traces
         scores = {key: _accuracy(model, data, data.full) for key, model in final.items()}

@@ -1,0 +1,961 @@
+"""Signals about what the agent did against what it was told and what it had learned: action
+arguments the user never gave or that contradict what they asked, limits (a budget, a policy's
+day window or amount) broken, acting after a check said no.
+
+Each signal is ``trace dict -> float`` with a one-line docstring. Sandbox-safe (see
+``_trace_access``): the emitter copies the signals a rule uses into the generated code.
+"""
+
+import re
+
+from agenteval.eval_generator.synthesizer._trace_access import (
+    _call_args,
+    _call_failed,
+    _is_action,
+    _keyed_leaves,
+    _leaf_text,
+    _timeline,
+)
+from agenteval.eval_generator.synthesizer._values import (
+    _DAYS,
+    _MONTH_RE,
+    _MONTHS,
+    _STOP_CAPS,
+    _canon_number,
+    _date_entities,
+    _day_number,
+    _entities,
+    _entity_kind,
+    _leaf_tokens,
+    _month_number,
+    _value_tokens,
+)
+
+# --- time zones: a time in one zone matches the same instant written in another ---
+
+_ZONE_OFFSETS = {
+    "utc": 0,
+    "gmt": 0,
+    "z": 0,
+    "wet": 0,
+    "et": -5,
+    "est": -5,
+    "edt": -4,
+    "eastern": -5,
+    "ct": -6,
+    "cst": -6,
+    "cdt": -5,
+    "central": -6,
+    "mt": -7,
+    "mst": -7,
+    "mdt": -6,
+    "mountain": -7,
+    "pt": -8,
+    "pst": -8,
+    "pdt": -7,
+    "pacific": -8,
+    "bst": 1,
+    "cet": 1,
+    "cest": 2,
+    "eet": 2,
+    "eest": 3,
+    "ist": 5.5,
+    "jst": 9,
+    "kst": 9,
+    "aest": 10,
+    "aedt": 11,
+    "sgt": 8,
+    "hkt": 8,
+    "msk": 3,
+    "new_york": -5,
+    "new york": -5,
+    "toronto": -5,
+    "chicago": -6,
+    "denver": -7,
+    "los_angeles": -8,
+    "los angeles": -8,
+    "san francisco": -8,
+    "seattle": -8,
+    "london": 0,
+    "dublin": 0,
+    "lisbon": 0,
+    "paris": 1,
+    "berlin": 1,
+    "madrid": 1,
+    "rome": 1,
+    "amsterdam": 1,
+    "stockholm": 1,
+    "zurich": 1,
+    "athens": 2,
+    "helsinki": 2,
+    "moscow": 3,
+    "dubai": 4,
+    "kolkata": 5.5,
+    "mumbai": 5.5,
+    "singapore": 8,
+    "hong_kong": 8,
+    "shanghai": 8,
+    "tokyo": 9,
+    "seoul": 9,
+    "sydney": 10,
+    "melbourne": 10,
+    "auckland": 12,
+}
+# Zones whose clocks move in summer: a written offset may be one hour more.
+_DST_ZONES = frozenset(
+    "et eastern ct central mt mountain pt pacific new_york new york toronto chicago denver los_angeles "
+    "los angeles san francisco seattle london dublin lisbon paris berlin madrid rome amsterdam stockholm "
+    "zurich athens helsinki cet sydney melbourne auckland".split()
+)
+_ZONE_WORD_RE = re.compile(
+    r"\b("
+    + "|".join(sorted((re.escape(z) for z in _ZONE_OFFSETS if len(z) > 1), key=len, reverse=True))
+    + r")\b",
+    re.I,
+)
+_OFFSET_RE = re.compile(r"(?:utc|gmt)?\s*([+-])(\d{1,2}):?(\d{2})?\b", re.I)
+_CLOCK_RE = re.compile(
+    r"\b(\d{4}-\d{2}-\d{2}[T ])?(\d{1,2})(?::(\d{2}))?(?::\d{2}(?:\.\d+)?)?\s*([ap]\.?m\.?)?(?![\d:])",
+    re.I,
+)
+
+
+def _zone_offsets(text: str) -> list:
+    """Offsets (hours from UTC) of the first zone a text names, with the summer-time one; [] if none."""
+    m = re.search(
+        r"(?:utc|gmt)\s*([+-])(\d{1,2})(?::?(\d{2}))?|(?<=\d)(z)\b|(?<=\d\d)([+-])(\d{2}):?(\d{2})",
+        text,
+        re.I,
+    )
+    if m:
+        if m.group(4):
+            return [0.0]
+        sign, hours, minutes = (
+            (m.group(1), m.group(2), m.group(3)) if m.group(1) else (m.group(5), m.group(6), m.group(7))
+        )
+        value = int(hours) + int(minutes or 0) / 60
+        return [value if sign == "+" else -value]
+    m = _ZONE_WORD_RE.search(text)
+    if not m:
+        return []
+    zone = m.group(1).lower()
+    base = float(_ZONE_OFFSETS[zone])
+    return [base, base + 1] if zone in _DST_ZONES else [base]
+
+
+def _clock_times(text: str) -> list:
+    """Minutes after midnight of each time a text writes (12 h or 24 h clock)."""
+    out = []
+    for m in _CLOCK_RE.finditer(text):
+        hour, minute, ampm = int(m.group(2)), int(m.group(3) or 0), (m.group(4) or "").lower()
+        if not ampm and m.group(3) is None:
+            continue  # a bare number is no time
+        if ampm:
+            if not 1 <= hour <= 12:
+                continue
+            hour = hour % 12 + (12 if ampm.startswith("p") else 0)
+        if hour > 23 or minute > 59:
+            continue
+        out.append(hour * 60 + minute)
+    return out
+
+
+def _instants(text: str, zone_text: str = "") -> list:
+    """(minutes, offsets) of each time in a text; offsets from the text itself, else from zone_text."""
+    offsets = _zone_offsets(text) or _zone_offsets(zone_text)
+    return [(t, offsets) for t in _clock_times(text)]
+
+
+def _same_instant(a: tuple, b: tuple) -> bool:
+    """Whether two (minutes, offsets) times can be the same moment; without both zones, the same clock time."""
+    if not a[1] or not b[1]:
+        return a[0] == b[0]
+    for oa in a[1]:
+        for ob in b[1]:
+            if (a[0] - oa * 60 - (b[0] - ob * 60)) % 1440 == 0:
+                return True
+    return False
+
+
+# --- what the user asked for: values by kind, limits ---
+
+_UNIT_AFTER_RE = re.compile(
+    r"^\s*(%|percent|days?|hours?|hrs?|minutes?|mins?|weeks?|months?|years?|km|kg|miles?|people|persons?|guests?|nights?|rooms?|seats?|tickets?|gb|mb)\b",
+    re.I,
+)
+_LIMIT_BEFORE_RE = re.compile(
+    r"(under|below|less than|at most|no more than|not more than|max(imum)?|up to|upto|budget( of| is|:)?|"
+    r"cap(ped)?( it)?( at)?|limit(ed)?( of| to| is)?|not (over|above|exceed\w*)|cheaper than|within|"
+    r"spend|afford|<=?)\s*(of\s*|is\s*|around\s*)?[$€£]?\s*$",
+    re.I,
+)
+# "my budget dropped to $110", "limit is now 80"
+_LIMIT_CHANGE_RE = re.compile(
+    r"\b(budget|limit|max\w*|cap|spend\w*)\b[\w' ]{0,25}?\b(to|is|of|at|now|be)\s*[:=]?\s*[$€£]?\s*$", re.I
+)
+_LIMIT_AFTER_RE = re.compile(
+    r"^\s*(max(imum)?|or less|tops|at most|limit|budget|or under|or cheaper)\b", re.I
+)
+_MONEY_KEYS = (
+    "price",
+    "cost",
+    "amount",
+    "total",
+    "fare",
+    "rate",
+    "fee",
+    "charge",
+    "sum",
+    "value",
+    "refund",
+    "credit",
+    "paid",
+)
+
+
+def _money_limits(text: str) -> list:
+    """Amounts a text sets as an upper limit ("under $300", "$150 max", "budget: 80"), in order."""
+    out = []
+    for m in re.finditer(r"[$€£]?\s*(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?", text):
+        before = text[max(0, m.start() - 30) : m.start()]
+        after = text[m.end() : m.end() + 15]
+        if _UNIT_AFTER_RE.match(after):
+            continue
+        if _LIMIT_BEFORE_RE.search(before) or _LIMIT_AFTER_RE.match(after) or _LIMIT_CHANGE_RE.search(before):
+            out.append(float(m.group(1).replace(",", "") + (m.group(2) or "")))
+    return out
+
+
+def _user_turns(trace: dict) -> list:
+    return [e["text"] for e in _timeline(trace) if e["kind"] == "msg" and e["role"] == "user"]
+
+
+def _latest_limit(trace: dict) -> float | None:
+    limit = None
+    for text in _user_turns(trace):
+        found = _money_limits(text)
+        if found:
+            limit = found[-1]
+    return limit
+
+
+def _limit_free(text: str) -> str:
+    """The text without its limits and quantities-with-units, so "under $300" is no value to match."""
+    pieces = []
+    last = 0
+    for m in re.finditer(r"[$€£]?\s*(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?", text):
+        before = text[max(0, m.start() - 30) : m.start()]
+        after = text[m.end() : m.end() + 15]
+        if _LIMIT_BEFORE_RE.search(before) or _LIMIT_AFTER_RE.match(after) or _LIMIT_CHANGE_RE.search(before):
+            pieces.append(text[last : m.start()] + " ")
+            last = m.end()
+    pieces.append(text[last:])
+    return "".join(pieces)
+
+
+_VALUE_KINDS = ("date", "dom", "time", "day", "num", "email")
+
+
+def _wanted_by_kind(trace: dict) -> dict:
+    """Per value kind, what the latest user turn naming that kind asked for (limits left out)."""
+    wanted: dict[str, set] = {}
+    for text in _user_turns(trace):
+        seen: dict[str, set] = {}
+        for x in _entities(_limit_free(text), False):
+            kind = _entity_kind(x)
+            if kind in _VALUE_KINDS and not (kind == "num" and float(x[4:]) < 1):
+                seen.setdefault(kind, set()).add(x)
+        wanted.update(seen)
+    return wanted
+
+
+def _last_action(trace: dict) -> dict | None:
+    actions = [e["call"] for e in _timeline(trace) if e["kind"] == "call" and _is_action(e["call"])]
+    return actions[-1] if actions else None
+
+
+_FREE_TEXT_KEYS = frozenset(
+    "reason note notes message body comment comments description text query q sql statement command cmd "
+    "subject content prompt summary title instructions details memo".split()
+)
+
+
+def _arg_values(call: dict) -> list:
+    """(key, value) leaves of a call's arguments, free text (messages, queries, notes) left out."""
+    out = []
+    for key, leaf in _keyed_leaves(_call_args(call)):
+        last = key.split(" ")[-1].lower() if key else ""
+        if last in _FREE_TEXT_KEYS or isinstance(leaf, bool):
+            continue
+        if isinstance(leaf, str) and len(leaf.split()) > 6:
+            continue
+        out.append((key, leaf))
+    return out
+
+
+def _call_zone_text(call: dict) -> str:
+    """Zone names among a call's arguments (a "timezone" argument, an offset in a datetime)."""
+    return " ".join(
+        str(leaf)
+        for key, leaf in _keyed_leaves(_call_args(call))
+        if "zone" in key.lower() or key.lower().endswith("tz")
+    )
+
+
+def action_conflicts_request(trace: dict) -> float:
+    """The last action's arguments name a date, time, day, count or email, and none of the user's latest values of that kind."""
+    action = _last_action(trace)
+    if action is None:
+        return 0.0
+    wanted = _wanted_by_kind(trace)
+    values = _arg_values(action)
+    given: dict[str, set] = {}
+    for _, leaf in values:
+        text = _canon_number(float(leaf)) if isinstance(leaf, int | float) else str(leaf)
+        for x in _entities(text, False):
+            given.setdefault(_entity_kind(x), set()).add(x)
+    zone_text = _call_zone_text(action)
+    user_text = "\n".join(
+        e["text"] for e in _timeline(trace) if e["kind"] == "msg" and e["role"] in ("system", "user")
+    )
+    for kind, asked in wanted.items():
+        got = given.get(kind)
+        if not got:
+            continue
+        if kind == "time":
+            # The same moment in any zone: "3pm ET" is "12:00" with timezone "America/Los_Angeles".
+            latest = [text for text in _user_turns(trace) if _clock_times(text)]
+            asked_t = _instants(latest[-1], user_text) if latest else []
+            got_t = [t for _, leaf in values if isinstance(leaf, str) for t in _instants(leaf, zone_text)]
+            if not asked_t or not got_t or any(_same_instant(a, b) for a in asked_t for b in got_t):
+                continue
+            return 1.0
+        if asked & got:
+            continue
+        if kind == "num" and not (got & {x for x in got if float(x[4:]) <= 20}):
+            continue  # only counts (guests, seats, nights) are compared; prices and ids differ for good reasons
+        return 1.0
+    return 0.0
+
+
+def _context_before(trace: dict, stop: dict) -> tuple:
+    """(value tokens, lower-cased text, times) of what the agent knew before a call: messages, earlier calls and results."""
+    tokens: set[str] = set()
+    parts = []
+    for e in _timeline(trace):
+        if e["kind"] == "call" and e["call"] is stop:
+            break
+        if e["kind"] == "msg" and e["role"] in ("user", "system"):
+            tokens |= _value_tokens(e["text"])
+            parts.append(e["text"])
+        elif e["kind"] == "call":
+            tokens |= _leaf_tokens(_call_args(e["call"]))
+            parts.append(_leaf_text(_call_args(e["call"])))
+            if not _call_failed(e["call"]):
+                tokens |= _leaf_tokens(e["call"].get("result"))
+                parts.append(_leaf_text(e["call"].get("result")))
+    text = "\n".join(parts)
+    return tokens, text.lower(), _instants(text, text)
+
+
+_ENUM_KEYS = frozenset(
+    "method type status mode category reason priority currency unit units format source channel kind visibility "
+    "role scope level env environment action operation sort order_by direction language locale lang".split()
+)
+
+
+def _enum_like(key: str, value: str) -> bool:
+    """A setting rather than a value someone named: a snake_case token, or the value of a key like "type"."""
+    last = key.split(" ")[-1].lower() if key else ""
+    if last in _ENUM_KEYS:
+        return True
+    return bool(re.fullmatch(r"[a-z]+(_[a-z]+)+", value))
+
+
+def _unsupported_action_values(trace: dict) -> list:
+    """[values in action arguments, values nothing before the action gave] over every action."""
+    total = 0
+    unsupported = 0
+    for e in _timeline(trace):
+        if e["kind"] != "call" or not _is_action(e["call"]):
+            continue
+        tokens, text, times = _context_before(trace, e["call"])
+        zone_text = _call_zone_text(e["call"])
+        for key, leaf in _arg_values(e["call"]):
+            if isinstance(leaf, int | float):
+                if abs(leaf) <= 1:
+                    continue
+                total += 1
+                unsupported += ("num:" + _canon_number(float(leaf))) not in tokens
+                continue
+            value = str(leaf).strip()
+            if not value or "zone" in key.lower() or key.lower().endswith("tz"):
+                continue
+            if _enum_like(key, value):
+                continue
+            total += 1
+            if value.lower() in text:
+                continue
+            mine = _value_tokens(value)
+            missing = {x for x in mine if x not in tokens and not x.startswith("time:")}
+            if any(x.startswith("date:") and x in tokens for x in mine):
+                # A known date's weekday and day of the month are known too.
+                missing = {x for x in missing if not x.startswith(("day:", "dom:"))}
+            clock = _instants(value, zone_text)
+            if clock and not any(_same_instant(c, t) for c in clock for t in times):
+                missing.add("time")
+            if missing or (not mine and not clock):
+                unsupported += 1
+    return [total, unsupported]
+
+
+def action_values_unsupported(trace: dict) -> float:
+    """Values in action arguments (ids, dates, times, names, amounts) that no message or earlier call gave."""
+    return float(_unsupported_action_values(trace)[1])
+
+
+def action_values_unsupported_share(trace: dict) -> float:
+    """Share of the values in action arguments that no message or earlier call gave."""
+    total, unsupported = _unsupported_action_values(trace)
+    return unsupported / total if total else 0.0
+
+
+# --- limits: the user's budget, a policy's amount or day window ---
+
+
+def _money_leaves(value: object) -> list:
+    """Amounts in a JSON value: numbers under a key that names money (price, amount, total, fee...)."""
+    out = []
+    for key, leaf in _keyed_leaves(value):
+        last = key.split(" ")[-1].lower() if key else ""
+        number = leaf if isinstance(leaf, int | float) and not isinstance(leaf, bool) else None
+        if number is None and isinstance(leaf, str) and re.fullmatch(r"\s*[$€£]?\s*\d+(\.\d+)?\s*", leaf):
+            number = float(re.sub(r"[^\d.]", "", leaf))
+        if (
+            number is not None
+            and any(k in last for k in _MONEY_KEYS)
+            and "budget" not in last
+            and "limit" not in last
+        ):
+            out.append(float(number))
+    return out
+
+
+def _chosen_items(trace: dict, names: set, stop: dict | None = None) -> list:
+    """Result items (their own scalar fields) that one of ``names`` picks out from the others.
+
+    A search returns options; an action or an answer names one by a value no other option has
+    ("SKU-10442", "BA147", not "economy"): that option's fields are what was chosen.
+    """
+    chosen = []
+    for e in _timeline(trace):
+        if e["kind"] != "call":
+            continue
+        if e["call"] is stop:
+            break
+        items = [
+            {k: v for k, v in item.items() if not isinstance(v, list | dict)}
+            for item in _result_items(e["call"].get("result"))
+        ]
+        if len(items) < 2:
+            continue
+        seen: dict[str, int] = {}
+        for own in items:
+            for v in {str(v).lower() for v in own.values() if isinstance(v, str)}:
+                seen[v] = seen.get(v, 0) + 1
+        for own in items:
+            mine = {str(v).lower() for v in own.values() if isinstance(v, str) and len(str(v)) >= 2}
+            if any(seen[v] == 1 and (v in names or any(v in n for n in names if len(n) > 20)) for v in mine):
+                chosen.append(own)
+    return chosen
+
+
+def _action_names(action: dict) -> set:
+    return {
+        str(leaf).lower() for _, leaf in _arg_values(action) if isinstance(leaf, str) and len(str(leaf)) >= 2
+    }
+
+
+def _chosen_amounts(trace: dict, action: dict) -> list:
+    """Amounts of what an action chose: its own money arguments, and those of the result item it names."""
+    amounts = _money_leaves(_call_args(action))
+    for item in _chosen_items(trace, _action_names(action), action):
+        amounts += _money_leaves(item)
+    return amounts
+
+
+def _result_items(result: object) -> list:
+    """The dicts inside a result (a list of options, or one record)."""
+    out = []
+    if isinstance(result, dict):
+        out.append(result)
+        for v in result.values():
+            if isinstance(v, list | dict):
+                out += _result_items(v)
+    elif isinstance(result, list):
+        for v in result:
+            out += _result_items(v)
+    return out
+
+
+def exceeds_user_limit(trace: dict) -> float:
+    """An action chose something costing more than the latest limit the user set ("under $300")."""
+    limit = _latest_limit(trace)
+    if limit is None:
+        return 0.0
+    for e in _timeline(trace):
+        if e["kind"] == "call" and _is_action(e["call"]):
+            if any(a > limit + 0.005 for a in _chosen_amounts(trace, e["call"])):
+                return 1.0
+    return 0.0
+
+
+_PAID_KEYS = ("paid", "charged", "captured", "net")
+_TOTAL_KEYS = ("total", "amount", "price", "cost", "subtotal", "value", "balance")
+
+
+def action_amount_exceeds_source(trace: dict) -> float:
+    """An action moves more money than the record it acted on shows (paid, else total or price)."""
+    reference = None
+    for e in _timeline(trace):
+        if e["kind"] != "call":
+            continue
+        call = e["call"]
+        if _is_action(call) and reference is not None:
+            if any(a > reference + 0.005 for a in _money_leaves(_call_args(call))):
+                return 1.0
+        if _call_failed(call) or _is_action(call):
+            continue
+        paid = []
+        totals = []
+        discounts = []
+        for key, leaf in _keyed_leaves(call.get("result")):
+            last = key.split(" ")[-1].lower() if key else ""
+            if not isinstance(leaf, int | float) or isinstance(leaf, bool):
+                continue
+            if any(k in last for k in _PAID_KEYS):
+                paid.append(float(leaf))
+            elif "discount" in last or "coupon" in last or "promo" in last:
+                discounts.append(float(leaf))
+            elif any(k in last for k in _TOTAL_KEYS) and "tax" not in last and "shipping" not in last:
+                totals.append(float(leaf))
+        if paid:
+            reference = max(paid)
+        elif totals:
+            # What was paid: the price less any discount given on it.
+            reference = max(totals) - (sum(discounts) if 0 < sum(discounts) < max(totals) else 0.0)
+    return 0.0
+
+
+_DAY_LIMIT_RE = re.compile(
+    r"\b(within|up to|no (?:more|later) than|at most|maximum of|max\.?|less than|under|only|first|for|in|more than|"
+    r"over|older than|past|beyond)\s+"
+    r"(?:the\s+(?:first\s+)?)?(\d+)\s*(?:calendar\s+|business\s+)?days?\b|\b(\d+)[- ]days?\s+(window|period|limit|"
+    r"policy|return|refund|of|from|after|since)",
+    re.I,
+)
+_REF_DATE_RE = re.compile(
+    r"\b(today|current date|date today|today's date|now|as of)\b\W{0,4}(is|:)?\W{0,3}"
+    r"(\d{4}-\d{2}-\d{2}|"
+    + _MONTH_RE
+    + r"\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}|\d{1,2}\s+"
+    + _MONTH_RE
+    + r"\s+\d{4})",
+    re.I,
+)
+_EVENT_KEYS = (
+    "deliver",
+    "purchas",
+    "order",
+    "ship",
+    "bought",
+    "receiv",
+    "creat",
+    "placed",
+    "date",
+    "sign",
+    "start",
+    "paid",
+    "arriv",
+)
+
+
+def _parse_date(text: str) -> int | None:
+    m = re.search(r"(\d{4})-(\d{2})-(\d{2})", text)
+    if m:
+        return _day_number(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+    m = re.search(_MONTH_RE + r"\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})", text, re.I)
+    if m:
+        return _day_number(int(m.group(3)), _month_number(m.group(1)), int(m.group(2)))
+    m = re.search(r"(\d{1,2})\s+" + _MONTH_RE + r"\s+(\d{4})", text, re.I)
+    if m:
+        return _day_number(int(m.group(3)), _month_number(m.group(2)), int(m.group(1)))
+    m = re.search(r"\b(\d{4})/(\d{1,2})/(\d{1,2})\b", text)
+    if m:
+        return _day_number(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+    m = re.search(r"\b(\d{1,2})[/.](\d{1,2})[/.](\d{4})\b", text)
+    if m:
+        first, second = int(m.group(1)), int(m.group(2))
+        month, day = (second, first) if first > 12 else (first, second)  # 03/01/2024 as written in the US
+        return _day_number(int(m.group(3)), month, day)
+    return None
+
+
+_ANCHORS = (
+    "deliver",
+    "purchas",
+    "order",
+    "receiv",
+    "ship",
+    "arriv",
+    "book",
+    "sign",
+    "start",
+    "creat",
+    "paid",
+)
+
+
+def _policy(trace: dict) -> tuple:
+    """(days, anchor) of the day window the instructions set ("within 30 days of delivery": 30, "deliver")."""
+    system = "\n".join(e["text"] for e in _timeline(trace) if e["kind"] == "msg" and e["role"] == "system")
+    users = "\n".join(e["text"] for e in _timeline(trace) if e["kind"] == "msg" and e["role"] == "user")
+    for text in (system, users):
+        m = _DAY_LIMIT_RE.search(text)
+        if m:
+            after = text[m.end() : m.end() + 40].lower()
+            anchor = next((a for a in _ANCHORS if a in after), "")
+            return int(m.group(2) or m.group(3)), anchor
+    return None, ""
+
+
+def _policy_days(trace: dict) -> int | None:
+    return _policy(trace)[0]
+
+
+def _ages_in_days(trace: dict, stop: dict) -> list:
+    """How many days old the records looked up before a call are (from their dates, or a days field)."""
+    instructions = "\n".join(
+        e["text"] for e in _timeline(trace) if e["kind"] == "msg" and e["role"] in ("system", "user")
+    )
+    today = None
+    m = _REF_DATE_RE.search(instructions)
+    if m:
+        today = _parse_date(m.group(3))
+    metadata = trace.get("metadata")
+    if today is None and isinstance(metadata, dict):
+        # The moment the conversation happened, when the trace records it.
+        for key, leaf in _keyed_leaves(metadata):
+            if isinstance(leaf, str) and any(
+                w in key.lower() for w in ("timestamp", "created", "date", "time", "today")
+            ):
+                today = _parse_date(leaf) or today
+    ages = []
+    events = []
+    for e in _timeline(trace):
+        if e["kind"] != "call":
+            continue
+        if e["call"] is stop:
+            break
+        if _call_failed(e["call"]):
+            continue
+        for key, leaf in _keyed_leaves(e["call"].get("result")):
+            last = key.split(" ")[-1].lower() if key else ""
+            if isinstance(leaf, str) and (
+                last in ("today", "now", "date_today", "as_of", "asof")
+                or any(w in last for w in ("current", "request"))
+            ):
+                today = _parse_date(leaf) or today
+            elif isinstance(leaf, str) and any(k in last for k in _EVENT_KEYS):
+                day = _parse_date(leaf)
+                if day is not None:
+                    events.append((last, day))
+            elif "day" in last and isinstance(leaf, int | float) and not isinstance(leaf, bool):
+                if any(w in last for w in ("since", "ago", "age", "elapsed", "old", "passed")):
+                    ages.append(float(leaf))
+            if isinstance(leaf, str):
+                # "delivered 45 days ago", "bought 3 weeks ago"
+                for m in re.finditer(r"\b(\d+)\s*(day|week|month)s?\s+(ago|old|since|after)\b", leaf, re.I):
+                    ages.append(float(m.group(1)) * {"day": 1, "week": 7, "month": 30}[m.group(2).lower()])
+                # "delivered on 2024-03-02", "shipped March 2, 2024"
+                for m in re.finditer(
+                    r"\b(deliver|ship|purchas|order|bought|receiv|arriv)\w*\s+(on\s+)?([^.;|\n]{6,25})",
+                    leaf,
+                    re.I,
+                ):
+                    day = _parse_date(m.group(3))
+                    if day is not None:
+                        events.append((m.group(1).lower(), day))
+    if today is not None and events:
+        # The window runs from what the policy names (delivery, purchase...); without a match,
+        # from the latest date looked up, which is the reading kindest to the agent.
+        anchor = _policy(trace)[1]
+        named = [d for key, d in events if anchor and anchor in key]
+        ages += [float(today - d) for d in named] if named else [float(today - max(d for _, d in events))]
+    return ages
+
+
+def policy_window_exceeded(trace: dict) -> float:
+    """An action was taken on a record older than the day window the instructions allow ("within 30 days")."""
+    days = _policy_days(trace)
+    if days is None:
+        return 0.0
+    for e in _timeline(trace):
+        if e["kind"] == "call" and _is_action(e["call"]) and not _call_failed(e["call"]):
+            if any(age > days for age in _ages_in_days(trace, e["call"])):
+                return 1.0
+    return 0.0
+
+
+def policy_amount_exceeded(trace: dict) -> float:
+    """An action moves more money than a limit the system instructions set ("refunds up to $100")."""
+    system = "\n".join(e["text"] for e in _timeline(trace) if e["kind"] == "msg" and e["role"] == "system")
+    limits = _money_limits(system)
+    if not limits:
+        return 0.0
+    for e in _timeline(trace):
+        if e["kind"] == "call" and _is_action(e["call"]):
+            if any(a > max(limits) + 0.005 for a in _money_leaves(_call_args(e["call"]))):
+                return 1.0
+    return 0.0
+
+
+def action_breaks_limit(trace: dict) -> float:
+    """Any limit broken by an action: the user's budget, the record's amount, a policy's amount or day window."""
+    for fn in (
+        exceeds_user_limit,
+        action_amount_exceeds_source,
+        policy_amount_exceeded,
+        policy_window_exceeded,
+    ):
+        if fn(trace):
+            return 1.0
+    return 0.0
+
+
+# --- acting although a check said no ---
+
+_NEGATIVE_FLAG_KEYS = frozenset(
+    "available availability is_available free eligible is_eligible in_stock instock allowed permitted valid "
+    "bookable open possible approved can_book can_refund refundable".split()
+)
+_CONFLICT_KEY_RE = re.compile(r"conflict|clash|overlap|collision", re.I)
+_BUSY_KEY_RE = re.compile(
+    r"busy|blocked|booked|occupied|taken|unavailable|events|meetings|appointments", re.I
+)
+_NEGATIVE_TEXT_RE = re.compile(
+    r"\b(conflicts? with|conflicting|not available|unavailable|no availability|sold out|fully booked|"
+    r"already (booked|taken|reserved)|overlap\w*|double[- ]book\w*|ineligible|not eligible|"
+    r"out of stock|not allowed|not permitted|expired|outside (the )?(window|policy|period)|"
+    r"no (seats|rooms|tables|slots|flights|results|matches|availability))\b",
+    re.I,
+)
+
+
+def _says_no(result: object) -> bool:
+    """A successful check's result says the thing is not possible (unavailable, a conflict, nothing found)."""
+    if result in ([], {}, ""):
+        return True
+    if isinstance(result, dict):
+        lists = [v for v in result.values() if isinstance(v, list)]
+        if lists and all(not v for v in lists) and not any(isinstance(v, dict) for v in result.values()):
+            return True
+    for key, leaf in _keyed_leaves(result):
+        last = key.split(" ")[-1].lower() if key else ""
+        is_flag = last in _NEGATIVE_FLAG_KEYS or any(
+            w in last
+            for w in ("eligib", "availab", "refundable", "returnable", "allowed", "permitted", "within")
+        )
+        if is_flag and (leaf is False or str(leaf).lower() in ("no", "false", "none")):
+            return True
+        if _CONFLICT_KEY_RE.search(key) and leaf not in (False, 0, "", "none", "no"):
+            return True
+        if last in ("status", "state", "availability") and str(leaf).lower() in (
+            "busy",
+            "booked",
+            "taken",
+            "full",
+            "unavailable",
+        ):
+            return True
+        if isinstance(leaf, str) and _NEGATIVE_TEXT_RE.search(leaf):
+            return True
+    return False
+
+
+_FREE_KEY_RE = re.compile(r"free|open|available_slots|slots_free|availability", re.I)
+
+
+def _spans(result: object, key_re: re.Pattern) -> list:
+    """(start, end) minutes of the day of the slots a calendar check listed under matching keys."""
+    spans: list = []
+    for key, leaf in _keyed_leaves(result):
+        if not key_re.search(key):
+            continue
+        last = key.split(" ")[-1].lower()
+        times = _clock_times(str(leaf))
+        if not times:
+            continue
+        if "end" in last or last in ("to", "until", "till"):
+            if spans:
+                spans[-1][1] = times[0]
+        else:
+            spans.append([times[0], times[1] if len(times) > 1 else times[0] + 60])
+    return spans
+
+
+def _action_span(call: dict) -> list:
+    """[start, end) minutes of the day an action books, from its start and its end or duration."""
+    start = end = None
+    minutes = 30.0
+    for key, leaf in _arg_values(call):
+        last = key.split(" ")[-1].lower()
+        if isinstance(leaf, int | float) and "duration" in last:
+            minutes = float(leaf) * (60 if "hour" in last else 1)
+        elif isinstance(leaf, str) and _clock_times(leaf):
+            if "end" in last or last in ("to", "until"):
+                end = _clock_times(leaf)[0]
+            elif start is None:
+                start = _clock_times(leaf)[0]
+    if start is None:
+        return []
+    return [start, end if end is not None and end > start else start + minutes]
+
+
+def acted_after_check_said_no(trace: dict) -> float:
+    """A check said no (a conflict, unavailable, a busy slot at that time, nothing found), and an action followed anyway."""
+    refused = False
+    busy: list = []
+    free: list = []
+    for e in _timeline(trace):
+        if e["kind"] != "call":
+            continue
+        call = e["call"]
+        if _is_action(call):
+            if refused:
+                return 1.0
+            span = _action_span(call)
+            if span and any(a < span[1] and span[0] < b for a, b in busy):
+                return 1.0  # overlaps a busy slot the check listed
+            if span and free and not any(a <= span[0] and span[1] <= b for a, b in free):
+                return 1.0  # outside every free slot the check listed
+            continue
+        if not _call_failed(call):
+            result = call.get("result")
+            if _says_no(result):
+                refused = True
+            busy += _spans(result, _BUSY_KEY_RE)
+            free += _spans(result, _FREE_KEY_RE)
+    return 0.0
+
+
+def _ids_in(text: str) -> set:
+    """Identifiers in a text: letter-digit codes ("A-1042"), numbers of 5+ digits, labelled numbers ("order 4521")."""
+    found = {x[3:] for x in _entities(text, False) if x.startswith("id:")}
+    found |= {m.group(1) for m in re.finditer(r"(?<![\w.,])#?(\d{5,})(?![\w.,])", text)}
+    found |= {
+        m.group(2)
+        for m in re.finditer(
+            r"(#|\b(?:order|id|number|no\.?|ticket|booking|account|invoice|ref|reference|case)\s*#?:?\s*)(\d{3,})\b",
+            text,
+            re.I,
+        )
+    }
+    return {re.sub(r"[^a-z0-9]", "", x.lower()) for x in found}
+
+
+_ID_KEY_WORDS = frozenset(
+    "id order number no ticket booking account invoice ref reference case confirmation".split()
+)
+
+
+def action_id_differs_from_request(trace: dict) -> float:
+    """The user named an id (order, booking, account) and the last action carries other ids but not that one."""
+    action = _last_action(trace)
+    if action is None:
+        return 0.0
+    asked = set()
+    for text in _user_turns(trace):
+        asked |= _ids_in(text)
+    given = set()
+    for key, leaf in _keyed_leaves(_call_args(action)):
+        given |= _ids_in(str(leaf))
+        words = set(re.split(r"[^a-z]+", key.lower()))
+        if words & _ID_KEY_WORDS and re.fullmatch(r"#?[\w-]{3,}", str(leaf).strip()):
+            given.add(re.sub(r"[^a-z0-9]", "", str(leaf).lower()))
+    if not asked or not given:
+        return 0.0
+    return 0.0 if asked & given else 1.0
+
+
+_NAME_RE = re.compile(r"(?<![\w@.])([A-Z][a-z]+(?:[ -][A-Z][a-z]+)*)")
+
+
+def user_names_missing_from_action(trace: dict) -> float:
+    """Names and email addresses the user mentioned (people, places) that the last action's arguments lack."""
+    action = _last_action(trace)
+    if action is None:
+        return 0.0
+    args = _leaf_text(_call_args(action)).lower()
+    missing = 0
+    for text in _user_turns(trace):
+        for m in re.finditer(r"[\w.+-]+@[\w-]+(\.[\w-]+)+", text):
+            missing += m.group(0).lower() not in args
+        text = re.sub(r"[\w.+-]+@[\w-]+(\.[\w-]+)+", " ", text)
+        for sentence in re.split(r"[.!?;:\n]+\s*", text):
+            words = sentence.split()
+            body = " ".join(words[1:])  # a sentence's first word is capitalized anyway
+            for m in _NAME_RE.finditer(body):
+                for word in m.group(1).replace("-", " ").split():
+                    low = word.lower()
+                    if low in _STOP_CAPS or len(low) < 3 or (_month_number(low) and len(low) <= 4):
+                        continue
+                    if low in _DAYS or low in _MONTHS or any(d.startswith(low) for d in _DAYS):
+                        continue
+                    if low not in args:
+                        missing += 1
+    return float(missing)
+
+
+def user_values_missing_from_action(trace: dict) -> float:
+    """Share of the dates, times, days and counts the user last asked for that the last action does not carry."""
+    action = _last_action(trace)
+    if action is None:
+        return 0.0
+    wanted = set().union(*_wanted_by_kind(trace).values()) if _wanted_by_kind(trace) else set()
+    if not wanted:
+        return 0.0
+    given = set()
+    for _, leaf in _arg_values(action):
+        text = _canon_number(float(leaf)) if isinstance(leaf, int | float) else str(leaf)
+        given |= _entities(text, False)
+        given |= _date_entities(text)[0]
+    return len(wanted - given) / len(wanted)
+
+
+def action_mismatches_request(trace: dict) -> float:
+    """The last action is not what was asked: another date, time, count, id or person, over the budget, or after a no."""
+    for fn in (
+        action_conflicts_request,
+        action_id_differs_from_request,
+        exceeds_user_limit,
+        acted_after_check_said_no,
+    ):
+        if fn(trace):
+            return 1.0
+    return 1.0 if user_names_missing_from_action(trace) else 0.0
+
+
+def action_id_unsupported(trace: dict) -> float:
+    """An action names a record (an order, booking or account id) that no message or earlier result gave."""
+    for e in _timeline(trace):
+        if e["kind"] != "call" or not _is_action(e["call"]):
+            continue
+        _, known_text, _ = _context_before(trace, e["call"])
+        known = re.sub(r"[^a-z0-9]", "", known_text)
+        for key, leaf in _arg_values(e["call"]):
+            words = set(re.split(r"[^a-z]+", key.lower()))
+            value = re.sub(r"[^a-z0-9]", "", str(leaf).lower())
+            if words & _ID_KEY_WORDS and len(value) >= 3 and value not in known:
+                return 1.0
+    return 0.0
