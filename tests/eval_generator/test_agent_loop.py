@@ -519,6 +519,18 @@ async def test_subset_tests_do_not_count_toward_the_target_and_backend_failures_
     assert source.list_calls[-1] == (None, 100, 0) and listed["note"] == "limit capped at 100"
 
 
+async def test_code_that_fails_on_some_traces_does_not_reach_the_target() -> None:
+    class Failing(FakeTester):
+        async def test(self, code: str, trace_ids: list[str] | None) -> dict[str, Any]:
+            report = await super().test(code, trace_ids)
+            return {**report, "accuracy": 0.9, "correct": 9, "errors": 1}
+
+    tools = AgentTools(NAME, FakeSource(LABELED), Failing(LABELED), target_accuracy=0.8)
+    outcome = await tools.run("test_eval_code", {"code": GOOD})
+    assert not tools.target_reached, "90% with a trace that raised is not done"
+    assert "failed on 1 traces" in json.loads(outcome.content)["verdict"]
+
+
 async def test_notes_and_todos_are_kept_for_the_run() -> None:
     tools = AgentTools(NAME, FakeSource(LABELED), FakeTester(LABELED))
     await tools.run("write_note", {"name": "signals", "content": "negatives fail tool calls"})

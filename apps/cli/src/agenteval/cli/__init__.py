@@ -117,7 +117,7 @@ async def connect(server: str | None, data_dir: Path) -> AsyncIterator[Any]:
 
 
 def main() -> None:
-    from agenteval.cli import commands, compare, evals, flaky, traces  # noqa: F401 - registers the commands
+    from agenteval.cli import commands, compare, eval_jobs, evals, flaky, traces  # noqa: F401 - registers the commands
 
     app()
 

@@ -40,6 +40,20 @@ class GrpcBackends:
             (t.trace_id, Trace.model_validate_json(t.trace_json).to_eval_dict(), t.label) for t in resp.traces
         ]
 
+    async def label_counts(self, dataset: str) -> tuple[int, int]:
+        import grpc
+
+        try:
+            resp = await self.transcripts.ListTraces(
+                transcripts_pb2.ListTracesRequest(dataset=dataset, labeled_only=True, limit=100_000)
+            )
+        except grpc.aio.AioRpcError as exc:
+            if exc.code() == grpc.StatusCode.NOT_FOUND:
+                raise NotFound(exc.details() or f"no dataset {dataset!r}") from None
+            raise
+        labels = [t.label for t in resp.traces]
+        return labels.count("positive"), labels.count("negative")
+
     async def test_code(self, code: str, traces: list[Labeled]) -> dict[str, Any]:
         resp = await self.grader.TestEvalCode(
             grader_pb2.TestEvalCodeRequest(
