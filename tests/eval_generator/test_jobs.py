@@ -251,3 +251,64 @@ async def _cli(target: str, *args: str) -> tuple[int, str, str]:
     )
     out, err = await asyncio.wait_for(proc.communicate(), timeout=120)
     return proc.returncode or 0, out.decode(), err.decode()
+
+
+async def test_interrupting_an_embedded_generate_cancels_its_job_rather_than_leave_it_queued(
+    tmp_path: Path, anthropic_env: FakeAnthropicServer
+) -> None:
+    import signal
+
+    from tests.eval_generator.generation_helpers import jsonl
+
+    data = tmp_path / "data"
+    (tmp_path / "tickets.jsonl").write_bytes(jsonl(parity_traces(40)))
+    gate = Gate(tool_use_reply("test_eval_code", {"code": perfect("parity")}))
+    anthropic_env.enqueue(gate)
+    base = [sys.executable, "-m", "agenteval.cli"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    try:
+        imported = subprocess.run(
+            [
+                *base,
+                "traces",
+                "import",
+                str(tmp_path / "tickets.jsonl"),
+                "-d",
+                "tickets",
+                "--data-dir",
+                str(data),
+            ],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            timeout=120,
+        )
+        assert imported.returncode == 0, imported.stderr
+        proc = await asyncio.create_subprocess_exec(
+            *base,
+            "evals",
+            "generate",
+            "parity",
+            "-d",
+            "tickets",
+            "--method",
+            "llm",
+            "--data-dir",
+            str(data),
+            cwd=ROOT,
+            env=env,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        await arrived(gate)
+        proc.send_signal(signal.SIGINT)
+        out, err = await asyncio.wait_for(proc.communicate(), 60)
+        assert proc.returncode == 130, (out, err)
+        assert b"cancelled" in err and b"Traceback" not in err, err
+    finally:
+        gate.release()
+    # the next command on this data dir does not pick the job up again
+    async with EmbeddedStack(data) as stack, Client(stack.target) as client:
+        [job] = (await client.evals.ListGenerationJobs(pb.ListGenerationJobsRequest())).jobs
+        assert status(job) == "cancelled", job
+    assert len(anthropic_env.message_requests) == 1

@@ -95,7 +95,7 @@ async def measure_all(
     candidates: list[Candidate], measure: Measure, emit: Callable[[Any], Awaitable[None]]
 ) -> None:
     """Measure each candidate on the training split (cached when the model already did)."""
-    from agenteval.eval_generator.service import Progress
+    from agenteval.eval_generator.request import Progress
 
     for c in candidates:
         report = await measure(c.code)
