@@ -312,3 +312,15 @@ async def test_interrupting_an_embedded_generate_cancels_its_job_rather_than_lea
         [job] = (await client.evals.ListGenerationJobs(pb.ListGenerationJobsRequest())).jobs
         assert status(job) == "cancelled", job
     assert len(anthropic_env.message_requests) == 1
+
+
+async def test_a_job_whose_grader_is_down_fails_saying_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.setenv("AGENTEVAL_EVALGEN_GRADER_ADDR", f"127.0.0.1:{free_port()}")
+    async with EmbeddedStack(tmp_path / "data") as stack, Client(stack.target) as client:
+        await import_traces(client, "tickets", parity_traces(20))
+        events, job = await follow(client, (await start(client, request("parity", "tickets"))).job_id)
+    assert (status(job), job.error_code) == ("failed", "UNAVAILABLE"), job
+    assert job.error.startswith("the grader is unavailable") and kinds(events)[-1] == "failed"

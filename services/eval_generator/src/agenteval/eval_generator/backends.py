@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
-from agenteval.contracts.errors import NotFound
+import grpc
+
+from agenteval.contracts.errors import InvalidArgument, NotFound, Unavailable
 from agenteval.contracts.trace import Trace
 from agenteval.eval_generator.service import Labeled
 from agenteval.runtime.grpc_server import channel
@@ -15,24 +19,34 @@ _TO_PB = {"positive": grader_pb2.LABEL_POSITIVE, "negative": grader_pb2.LABEL_NE
 _FROM_PB = {v: k for k, v in _TO_PB.items()}
 
 
+@contextmanager
+def _as_contract_errors(what: str) -> Iterator[None]:
+    """The other service's status as our errors, so a job records why it failed (not INTERNAL)."""
+    try:
+        yield
+    except grpc.aio.AioRpcError as exc:
+        code, details = exc.code(), exc.details() or str(exc.code())
+        if code == grpc.StatusCode.NOT_FOUND:
+            raise NotFound(details) from None
+        if code == grpc.StatusCode.INVALID_ARGUMENT:
+            raise InvalidArgument(details) from None
+        if code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
+            raise Unavailable(f"{what} is unavailable: {details}") from None
+        raise
+
+
 class GrpcBackends:
     def __init__(self, transcripts_target: str, grader_target: str) -> None:
         self.transcripts = transcripts_pb2_grpc.TranscriptServiceStub(channel(transcripts_target))
         self.grader = grader_pb2_grpc.GraderServiceStub(channel(grader_target))
 
     async def labeled_traces(self, dataset: str) -> tuple[int, list[Labeled]]:
-        import grpc
-
-        try:
+        with _as_contract_errors("the transcript store"):
             resp = await self.transcripts.ListTraces(
                 transcripts_pb2.ListTracesRequest(
                     dataset=dataset, labeled_only=True, with_traces=True, limit=100_000
                 )
             )
-        except grpc.aio.AioRpcError as exc:
-            if exc.code() == grpc.StatusCode.NOT_FOUND:
-                raise NotFound(exc.details() or f"no dataset {dataset!r}") from None
-            raise
         version = resp.traces[0].dataset_version if resp.traces else 0
         # The shape eval functions get when they grade a suite (with tool_calls), whatever the
         # stored one: code that holds on these traces must hold there too.
@@ -41,29 +55,24 @@ class GrpcBackends:
         ]
 
     async def label_counts(self, dataset: str) -> tuple[int, int]:
-        import grpc
-
-        try:
+        with _as_contract_errors("the transcript store"):
             resp = await self.transcripts.ListTraces(
                 transcripts_pb2.ListTracesRequest(dataset=dataset, labeled_only=True, limit=100_000)
             )
-        except grpc.aio.AioRpcError as exc:
-            if exc.code() == grpc.StatusCode.NOT_FOUND:
-                raise NotFound(exc.details() or f"no dataset {dataset!r}") from None
-            raise
         labels = [t.label for t in resp.traces]
         return labels.count("positive"), labels.count("negative")
 
     async def test_code(self, code: str, traces: list[Labeled]) -> dict[str, Any]:
-        resp = await self.grader.TestEvalCode(
-            grader_pb2.TestEvalCodeRequest(
-                code=code,
-                traces=[
-                    grader_pb2.LabeledTrace(trace_id=i, trace_json=json.dumps(t), label=_TO_PB[lab])
-                    for i, t, lab in traces
-                ],
+        with _as_contract_errors("the grader"):
+            resp = await self.grader.TestEvalCode(
+                grader_pb2.TestEvalCodeRequest(
+                    code=code,
+                    traces=[
+                        grader_pb2.LabeledTrace(trace_id=i, trace_json=json.dumps(t), label=_TO_PB[lab])
+                        for i, t, lab in traces
+                    ],
+                )
             )
-        )
         return {
             "accuracy": resp.accuracy,
             "total": resp.total,
