@@ -4,6 +4,7 @@ dying), can be watched again from any event, listed and cancelled; what it spent
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import subprocess
 import sys
@@ -232,6 +233,26 @@ async def test_cancel_a_running_job_and_list_jobs_by_status(
             code, out, err = await _cli(stack.target, "evals", "jobs")
             assert code == 0, err
             assert running.job_id in out and "cancelled" in out and done.job_id in out, out
+            code, _, err = await _cli(stack.target, "evals", "cancel", done.job_id)
+            assert code == 1 and "has already ended (done)" in err, err
+
+            # --detach only queues; the job is watched (and judged) later
+            code, out, err = await _cli(
+                stack.target,
+                "evals",
+                "generate",
+                "later",
+                "-d",
+                "tickets",
+                "--method",
+                "synthesizer",
+                "--detach",
+            )
+            assert code == 0, err
+            code, out, err = await _cli(stack.target, "evals", "watch", out.strip(), "--json")
+            doc = json.loads(out)
+            assert doc["job"]["name"] == "later" and doc["job"]["status"] == "done", doc
+            assert code == (0 if doc["job"]["outcome"] == "promoted" else 1), (doc, err)
     finally:
         gate.release()
 

@@ -33,7 +33,7 @@ class SplitTraceSource:
         return found[0] if found else None
 
 
-PROBE_TRACES = 3
+PROBE_TRACES = 2
 """Traces a function runs on first: one that times out there is not run on the rest, since
 each timed-out trace costs the sandbox's whole per-trace limit."""
 
