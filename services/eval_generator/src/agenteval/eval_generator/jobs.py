@@ -302,16 +302,22 @@ class JobManager:
         event = {"type": event_type, "message": message}
         if fields and fields.get("holdout_accuracy") is not None:
             event["accuracy"] = fields["holdout_accuracy"]
-        try:
-            # Shielded: a cancel arriving now must not leave an eval saved and its job running.
-            await asyncio.shield(
-                self.repo.finish(
-                    run.job_id, self.owner, status=status, event=event, job_fields=job_fields, save_eval=save
-                )
+        # One transaction, shielded: a cancel (or a stop) arriving now waits for it to commit.
+        ending = asyncio.ensure_future(
+            self.repo.finish(
+                run.job_id, self.owner, status=status, event=event, job_fields=job_fields, save_eval=save
             )
+        )
+        try:
+            try:
+                await asyncio.shield(ending)
+            except asyncio.CancelledError:
+                await ending
+                raise
         except LostJob:
             log.warning("generation job %s was taken over before it could end here", run.job_id)
-        self.notify(run.job_id)
+        finally:
+            self.notify(run.job_id)
 
 
 __all__ = ["QUEUED", "JobManager", "JobSettings", "error_code"]
