@@ -38,6 +38,7 @@ text = st.text(st.characters(exclude_categories=("Cs",)), max_size=20)
 ints = st.integers(min_value=-(2**70), max_value=2**70)
 floats = st.floats(allow_nan=False, allow_infinity=False)
 int64 = st.integers(min_value=-(2**63), max_value=2**63 - 1)
+counts = st.integers(min_value=0, max_value=2**63 - 1)  # token counts: never negative
 json_values = st.recursive(
     st.none() | st.booleans() | ints | floats | text,
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(text, inner, max_size=4),
@@ -76,18 +77,18 @@ def steps(draw: st.DrawFn) -> Step:
         d["result"] = draw(json_values)
     for name in ("input_tokens", "output_tokens"):
         if draw(st.booleans()):
-            d[name] = draw(int64)
+            d[name] = draw(counts)
     d["latency_ms"] = draw(floats)
     return Step.model_validate(d)
 
 
 usages = st.builds(
     Usage,
-    input_tokens=int64,
-    output_tokens=int64,
+    input_tokens=counts,
+    output_tokens=counts,
     models=st.dictionaries(
         text,
-        st.dictionaries(st.sampled_from(["input_tokens", "output_tokens", "cache_read_tokens"]), int64),
+        st.dictionaries(st.sampled_from(["input_tokens", "output_tokens", "cache_read_tokens"]), counts),
         max_size=3,
     ),
 )
@@ -299,8 +300,8 @@ unit = st.floats(min_value=0.0, max_value=1.0)
 generation_usages = st.builds(
     GenerationUsage,
     model=text,
-    input_tokens=int64,
-    output_tokens=int64,
+    input_tokens=counts,
+    output_tokens=counts,
     cost_usd=floats,
     price_known=st.booleans(),
     attempts=st.integers(0, 2**31 - 1),
