@@ -49,13 +49,19 @@ async def test_a_job_goes_on_when_its_client_goes_away_and_is_watched_again_from
         async with EmbeddedStack(tmp_path / "data") as stack:
             async with Client(stack.target) as client:
                 await import_traces(client, "tickets", parity_traces(40))
-                # the one-call RPC, abandoned while the model is thinking
+                # the one-call RPC, abandoned while the model is thinking (read in a task: no
+                # event comes while the model call is held, so the loop cannot notice it itself)
                 call = client._stubs.evals.GenerateEval(request_pb("parity", "tickets", method="llm"))
-                async for _ in call:
-                    if gate.arrived.is_set():
-                        break
+
+                async def read() -> None:
+                    async for _ in call:
+                        pass
+
+                reading = asyncio.create_task(read())
                 await arrived(gate)
+                assert not reading.done(), "the stream ended before the model call came"
                 call.cancel()
+                await asyncio.gather(reading, return_exceptions=True)
             gate.release()  # no client is connected any more
 
             async with Client(stack.target) as client:
@@ -118,7 +124,7 @@ async def test_a_job_running_when_the_service_stops_runs_again_when_it_starts(
     assert (job.usage.steps, job.usage.attempts, job.usage.stop_reason) == (2, 1, "target_reached")
 
 
-async def test_a_job_whose_service_died_is_taken_over_by_another_instance(
+async def test_a_job_whose_service_died_is_taken_over_by_another_instance_and_a_watch_resumes(
     tmp_path: Path, anthropic_env: FakeAnthropicServer, pg_url: str
 ) -> None:
     gate = Gate(tool_use_reply("test_eval_code", {"code": perfect("parity")}))
@@ -139,10 +145,9 @@ async def test_a_job_whose_service_died_is_taken_over_by_another_instance(
                 "AGENTEVAL_EVALGEN_JOB_POLL_INTERVAL_S": "0.2",
             }
 
-            async def instance() -> str:
+            async def instance(addr: str) -> None:
                 from tests.integration.test_distributed import wait_serving
 
-                addr = f"127.0.0.1:{free_port()}"
                 log = open(tmp_path / f"evalgen-{len(procs)}.log", "wb")
                 procs.append(
                     subprocess.Popen(
@@ -154,23 +159,26 @@ async def test_a_job_whose_service_died_is_taken_over_by_another_instance(
                     )
                 )
                 await wait_serving(addr)
-                return addr
 
             async with Client(stack.target) as client:
                 await import_traces(client, "tickets", parity_traces(40))
-            first = await instance()
-            async with Client(first) as client:
+            addr = f"127.0.0.1:{free_port()}"
+            await instance(addr)
+            async with Client(addr) as client:
                 job = await start(client, request("parity", "tickets", method="llm"))
-            await arrived(gate)
-            procs[0].kill()  # no goodbye: its job stays "running" until its lease runs out
-            procs[0].wait(10)
+                # the typed watch, on while the instance dies and another comes up at its address
+                watching = asyncio.create_task(follow(client, job.job_id))
+                await arrived(gate)
+                procs[0].kill()  # no goodbye: its job stays "running" until its lease runs out
+                procs[0].wait(10)
+                assert not watching.done(), "the watch ended with the instance"
 
-            anthropic_env.enqueue(tool_use_reply("test_eval_code", {"code": perfect("parity")}))
-            second = await instance()
-            async with Client(second) as client:
-                events, job = await asyncio.wait_for(follow(client, job.job_id), 120)
+                anthropic_env.enqueue(tool_use_reply("test_eval_code", {"code": perfect("parity")}))
+                await instance(addr)
+                events, job = await asyncio.wait_for(watching, 120)
                 assert (status(job), outcome(job), job.runs) == ("done", "promoted", 2), job
                 assert any(m.message.startswith("run 2:") for m in events)
+                # resumed after the last event it had: every event once, none missed
                 assert [e.sequence for e in events] == list(range(1, job.last_sequence + 1))
                 saved = await current_eval(client, "parity")
                 assert saved is not None and saved.version == 1 and saved.job_id == job.job_id
