@@ -15,7 +15,6 @@ import pytest_asyncio
 from agenteval.cli.stack import EmbeddedStack
 from agenteval.contracts.suite import Suite
 from agenteval.sdk import Client
-from agenteval.v1 import common_pb2
 from tests.reports import agents
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -64,7 +63,7 @@ async def _run(client: Client, suite: Suite, agent: str, version: str, seed: int
     async for _ in client.watch(run.run_id):
         pass
     for _ in range(200):
-        if (await client.get_run(run.run_id)).status == common_pb2.RUN_STATUS_COMPLETED:
+        if (await client.get_run(run.run_id)).status == "completed":
             return run.run_id
         await asyncio.sleep(0.05)
     raise AssertionError(f"run {run.run_id} of {agent} did not complete")

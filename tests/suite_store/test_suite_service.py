@@ -77,7 +77,7 @@ async def invalid(call) -> str:  # type: ignore[no-untyped-def]
 
 
 async def test_versions_are_content_addressed_and_immutable(suites: Client) -> None:
-    created = await suites.suites.CreateSuite(suites_pb2.CreateSuiteRequest(suite_yaml=SUITE))
+    created = await suites._stubs.suites.CreateSuite(suites_pb2.CreateSuiteRequest(suite_yaml=SUITE))
     v1 = created.version
     assert (v1.name, v1.version, v1.case_count, v1.current) == ("support", 1, 3, True)
     assert v1.digest == suite_digest(loads_suite(SUITE))
@@ -116,7 +116,7 @@ async def test_versions_are_content_addressed_and_immutable(suites: Client) -> N
     assert not back.new_version and (back.version.version, back.previous_version) == (1, 2)
     assert (await suites.get_suite("support")).version == 1
     versions = (
-        await suites.suites.ListSuiteVersions(suites_pb2.ListSuiteVersionsRequest(name="support"))
+        await suites._stubs.suites.ListSuiteVersions(suites_pb2.ListSuiteVersionsRequest(name="support"))
     ).versions
     assert [(v.version, v.current) for v in versions] == [(2, False), (1, True)]
 
@@ -138,28 +138,28 @@ async def test_list_get_delete_and_not_found(suites: Client) -> None:
     await update(suites, SUITE)
     await update(suites, edited(SUITE, lambda d: d.update(name="billing")), name="billing")
     await update(suites, edited(SUITE, lambda d: d.update(name="billing", trials=5)), name="billing")
-    listed = (await suites.suites.ListSuites(suites_pb2.ListSuitesRequest())).suites
+    listed = (await suites._stubs.suites.ListSuites(suites_pb2.ListSuitesRequest())).suites
     assert [(s.name, s.current.version, s.version_count) for s in listed] == [
         ("billing", 2, 2),
         ("support", 1, 1),
     ]
-    tagged = (await suites.suites.ListSuites(suites_pb2.ListSuitesRequest(tag="slow"))).suites
+    tagged = (await suites._stubs.suites.ListSuites(suites_pb2.ListSuitesRequest(tag="slow"))).suites
     assert len(tagged) == 2
-    assert not (await suites.suites.ListSuites(suites_pb2.ListSuitesRequest(tag="nope"))).suites
-    assert not (await suites.suites.ListSuites(suites_pb2.ListSuitesRequest(tag="%"))).suites
+    assert not (await suites._stubs.suites.ListSuites(suites_pb2.ListSuitesRequest(tag="nope"))).suites
+    assert not (await suites._stubs.suites.ListSuites(suites_pb2.ListSuitesRequest(tag="%"))).suites
 
-    deleted = await suites.suites.DeleteSuite(suites_pb2.DeleteSuiteRequest(name="billing"))
+    deleted = await suites._stubs.suites.DeleteSuite(suites_pb2.DeleteSuiteRequest(name="billing"))
     assert deleted.versions_deleted == 2
-    assert [s.name for s in (await suites.suites.ListSuites(suites_pb2.ListSuitesRequest())).suites] == [
-        "support"
-    ]
+    assert [
+        s.name for s in (await suites._stubs.suites.ListSuites(suites_pb2.ListSuitesRequest())).suites
+    ] == ["support"]
     for call in (
-        suites.suites.GetSuite(suites_pb2.GetSuiteRequest(name="billing")),
-        suites.suites.DeleteSuite(suites_pb2.DeleteSuiteRequest(name="billing")),
-        suites.suites.ListSuiteVersions(suites_pb2.ListSuiteVersionsRequest(name="billing")),
-        suites.suites.GetSuite(suites_pb2.GetSuiteRequest(name="support", version="7")),
-        suites.suites.GetSuite(suites_pb2.GetSuiteRequest(name="support", version="abcdef0")),
-        suites.suites.UpdateSuite(
+        suites._stubs.suites.GetSuite(suites_pb2.GetSuiteRequest(name="billing")),
+        suites._stubs.suites.DeleteSuite(suites_pb2.DeleteSuiteRequest(name="billing")),
+        suites._stubs.suites.ListSuiteVersions(suites_pb2.ListSuiteVersionsRequest(name="billing")),
+        suites._stubs.suites.GetSuite(suites_pb2.GetSuiteRequest(name="support", version="7")),
+        suites._stubs.suites.GetSuite(suites_pb2.GetSuiteRequest(name="support", version="abcdef0")),
+        suites._stubs.suites.UpdateSuite(
             suites_pb2.UpdateSuiteRequest(name="billing", suite_yaml=SUITE.replace("support", "billing"))
         ),
     ):
@@ -172,9 +172,9 @@ async def test_list_get_delete_and_not_found(suites: Client) -> None:
 
 
 async def test_create_twice_and_a_stale_edit_are_refused(suites: Client) -> None:
-    await suites.suites.CreateSuite(suites_pb2.CreateSuiteRequest(suite_yaml=SUITE))
+    await suites._stubs.suites.CreateSuite(suites_pb2.CreateSuiteRequest(suite_yaml=SUITE))
     with pytest.raises(grpc.aio.AioRpcError) as info:
-        await suites.suites.CreateSuite(suites_pb2.CreateSuiteRequest(suite_yaml=SUITE))
+        await suites._stubs.suites.CreateSuite(suites_pb2.CreateSuiteRequest(suite_yaml=SUITE))
     assert info.value.code() == grpc.StatusCode.ALREADY_EXISTS
     v2 = await update(suites, edited(SUITE, lambda d: d.update(trials=4)), expected_version=1)
     assert v2.version.version == 2
@@ -206,7 +206,7 @@ async def test_diff_names_added_removed_and_modified_cases(suites: Client) -> No
         d["cases"].append({"id": "new_one", "input": "Where is my parcel?"})
 
     await update(suites, edited(SUITE, change))
-    resp = await suites.suites.DiffSuites(
+    resp = await suites._stubs.suites.DiffSuites(
         suites_pb2.DiffSuitesRequest(
             base=suites_pb2.SuiteRef(name="support", version="1"),
             target=suites_pb2.SuiteRef(name="support"),
@@ -225,7 +225,7 @@ async def test_diff_names_added_removed_and_modified_cases(suites: Client) -> No
     assert "Where is my parcel?" in changes["new_one"].after_yaml
     assert changes["greeting"].kind == suites_pb2.CASE_CHANGE_KIND_REMOVED
     assert resp.unchanged_cases == 0 and not resp.order_changed
-    same = await suites.suites.DiffSuites(
+    same = await suites._stubs.suites.DiffSuites(
         suites_pb2.DiffSuitesRequest(
             base=suites_pb2.SuiteRef(name="support", version="2"), target=suites_pb2.SuiteRef(name="support")
         )
@@ -234,7 +234,7 @@ async def test_diff_names_added_removed_and_modified_cases(suites: Client) -> No
 
 
 async def test_bad_input_is_invalid_argument_naming_the_field_and_nothing_is_stored(suites: Client) -> None:
-    s = suites.suites
+    s = suites._stubs.suites
     cases = [
         ("not: [valid", "suite_yaml: not valid YAML"),
         ("", "suite_yaml: empty"),
@@ -308,13 +308,13 @@ async def test_bad_input_is_invalid_argument_naming_the_field_and_nothing_is_sto
 
 async def test_json_content_and_non_finite_numbers(suites: Client) -> None:
     as_json = loads_suite(SUITE).model_dump_json()
-    created = await suites.suites.CreateSuite(suites_pb2.CreateSuiteRequest(suite_yaml=as_json))
+    created = await suites._stubs.suites.CreateSuite(suites_pb2.CreateSuiteRequest(suite_yaml=as_json))
     assert created.version.digest == suite_digest(loads_suite(SUITE))
     for text in (
         SUITE.replace("id: greeting", "id: greeting\n    metadata: {x: .nan}"),
         as_json.replace('"metadata":{}', '"metadata":{"x":Infinity}', 1),
     ):
         details = await invalid(
-            suites.suites.UpdateSuite(suites_pb2.UpdateSuiteRequest(name="support", suite_yaml=text))
+            suites._stubs.suites.UpdateSuite(suites_pb2.UpdateSuiteRequest(name="support", suite_yaml=text))
         )
         assert "numbers must be finite" in details, details

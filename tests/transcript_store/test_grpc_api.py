@@ -193,10 +193,9 @@ async def test_generic_traces_import_whole_and_list_by_agent_and_rating(client: 
     assert (await listed())[1] == 8
 
     # the stored trace says where it came from, and holds each tool call once
-    got = await client._stubs.transcripts.GetTrace(
-        transcripts_pb2.GetTraceRequest(dataset="gen", trace_id="travel-004")
-    )
-    trace = json.loads(got.trace_json)
+    got = await client.trace("travel-004", dataset="gen")
+    assert got.trace is not None
+    trace = got.trace.to_eval_dict()
     assert trace["metadata"]["agent_id"] == "travel-bot-v2"
     assert [s["type"] for s in trace["steps"]] == [
         "llm_call",
@@ -205,4 +204,4 @@ async def test_generic_traces_import_whole_and_list_by_agent_and_rating(client: 
         "tool_call",
         "llm_call",
     ]
-    assert got.summary.step_count == 5 and got.summary.has_tool_calls
+    assert got.step_count == 5 and got.has_tool_calls
