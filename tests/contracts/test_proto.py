@@ -40,7 +40,20 @@ def test_every_service_of_the_design_is_declared() -> None:
             transcripts_pb2,
             {"GetTrial", "ListTrials", "ListTraces", "GetTrace", "ImportTraces", "LabelTrace"},
         ),
-        "EvalGeneratorService": (eval_generator_pb2, {"GenerateEval", "ListEvals", "GetEval"}),
+        "EvalGeneratorService": (
+            eval_generator_pb2,
+            {
+                "GenerateEval",
+                "ListEvals",
+                "GetEval",
+                "StartGenerationJob",
+                "WatchGenerationJob",
+                "ListGenerationJobs",
+                "GetGenerationJob",
+                "CancelGenerationJob",
+                "PromoteEval",
+            },
+        ),
         "AgentService": (agent_pb2, {"RunAgent"}),
         "SuiteService": (
             suites_pb2,

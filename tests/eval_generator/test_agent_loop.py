@@ -15,9 +15,11 @@ from agenteval.eval_generator.agent_tools import MAX_TRACE_CHARS, AgentTools
 from tests.fakes.anthropic_server import (
     FAKE_API_KEY,
     FakeAnthropicServer,
+    cut_off_reply,
     server_error,
     text_reply,
     tool_use_reply,
+    unauthorized,
 )
 
 NAME = "helpful"
@@ -413,6 +415,71 @@ async def test_start_code_is_offered_and_not_returned_as_the_models_own(
     assert WEAK.strip() in anthropic_server.message_requests[0].last_user_text()
 
 
+async def test_a_cut_off_reply_is_not_run_and_the_model_is_asked_for_a_shorter_one(
+    anthropic_server: FakeAnthropicServer, client: anthropic.AsyncAnthropic
+) -> None:
+    cut_tool_call = {
+        "content": [
+            {"type": "text", "text": "Testing this:"},
+            {"type": "tool_use", "id": "toolu_cut", "name": "test_eval_code", "input": {"code": WEAK}},
+        ],
+        "stop_reason": "max_tokens",
+    }
+    anthropic_server.enqueue(cut_tool_call, text_reply(f"```python\n{GOOD}```"))
+    tester, recorder = FakeTester(LABELED), Recorder()
+
+    result = await run_agent_loop(
+        NAME, FakeSource(LABELED), tester, client=client, max_tokens=300, on_event=recorder
+    )
+
+    assert (result.stopped, result.code, result.error) == ("model_finished", GOOD.strip(), None)
+    assert tester.calls == [], "a tool call in a cut-off reply may be incomplete: it must not run"
+    second = anthropic_server.message_requests[1]
+    assert "cut off at the limit of 300 output tokens" in second.last_user_text()
+    assert not has_tool_blocks(second), "the cut-off tool call must not be sent back unanswered"
+
+
+async def test_replies_cut_off_twice_in_a_row_stop_the_loop_as_a_failure(
+    anthropic_server: FakeAnthropicServer, client: anthropic.AsyncAnthropic
+) -> None:
+    anthropic_server.enqueue(
+        tool_use_reply("test_eval_code", {"code": WEAK}, input_tokens=10, output_tokens=5),
+        cut_off_reply("```python\ndef eval_helpful(trace, ctx=None):\n    if", output_tokens=300),
+        cut_off_reply("```python\ndef eval_helpful(trace, ctx=None):\n    calls =", output_tokens=300),
+    )
+    recorder = Recorder()
+
+    result = await run_agent_loop(
+        NAME, FakeSource(LABELED), FakeTester(LABELED), client=client, max_tokens=300, on_event=recorder
+    )
+
+    assert (result.stopped, result.code, result.steps) == ("cut_off", WEAK, 3)
+    assert result.error is not None and "cut off at max_tokens=300" in result.error
+    assert result.output_tokens == 605
+    assert recorder.types[-1] == "failed"
+    # Every event carries the tokens and tests so far, so an interrupted caller still has them.
+    last = recorder.events[-1]
+    assert (last.input_tokens, last.output_tokens, last.attempts) == (
+        result.input_tokens,
+        result.output_tokens,
+        1,
+    )
+
+
+async def test_an_authentication_error_stops_at_once_with_the_reason(
+    anthropic_server: FakeAnthropicServer,
+) -> None:
+    anthropic_server.enqueue(unauthorized())
+    c = anthropic.AsyncAnthropic(api_key=FAKE_API_KEY, base_url=anthropic_server.base_url, max_retries=2)
+    try:
+        result = await run_agent_loop(NAME, FakeSource(LABELED), FakeTester(LABELED), client=c)
+    finally:
+        await c.close()
+    assert (result.stopped, result.code, result.steps) == ("error", None, 0)
+    assert result.error is not None and "AuthenticationError" in result.error
+    assert len(anthropic_server.message_requests) == 1
+
+
 # -- the tools on their own
 
 
@@ -450,6 +517,18 @@ async def test_subset_tests_do_not_count_toward_the_target_and_backend_failures_
 
     listed = json.loads((await tools.run("fetch_traces", {"limit": 500})).content)
     assert source.list_calls[-1] == (None, 100, 0) and listed["note"] == "limit capped at 100"
+
+
+async def test_code_that_fails_on_some_traces_does_not_reach_the_target() -> None:
+    class Failing(FakeTester):
+        async def test(self, code: str, trace_ids: list[str] | None) -> dict[str, Any]:
+            report = await super().test(code, trace_ids)
+            return {**report, "accuracy": 0.9, "correct": 9, "errors": 1}
+
+    tools = AgentTools(NAME, FakeSource(LABELED), Failing(LABELED), target_accuracy=0.8)
+    outcome = await tools.run("test_eval_code", {"code": GOOD})
+    assert not tools.target_reached, "90% with a trace that raised is not done"
+    assert "failed on 1 traces" in json.loads(outcome.content)["verdict"]
 
 
 async def test_notes_and_todos_are_kept_for_the_run() -> None:

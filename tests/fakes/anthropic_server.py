@@ -14,6 +14,7 @@ Streaming (``stream: true``) is answered with the same events the real API sends
 from __future__ import annotations
 
 import json
+import sys
 import threading
 import uuid
 from collections import deque
@@ -74,6 +75,43 @@ def overloaded(message: str = "Overloaded") -> FakeError:
 def server_error(status: int = 500, message: str = "Internal server error") -> FakeError:
     """A 5xx api_error."""
     return FakeError(status, message)
+
+
+def unauthorized(message: str = "invalid x-api-key") -> FakeError:
+    """A 401 authentication_error (the SDK does not retry it)."""
+    return FakeError(401, message)
+
+
+def cut_off_reply(text: str, *, output_tokens: int | None = None) -> Handler:
+    """A reply cut off at max_tokens: ``text`` as far as it got, ``stop_reason: max_tokens``, and
+    (unless given) as many output tokens as the request allowed."""
+
+    def reply(body: dict[str, Any]) -> dict[str, Any]:
+        tokens = output_tokens if output_tokens is not None else int(body.get("max_tokens") or 1)
+        return text_reply(text, stop_reason="max_tokens", output_tokens=tokens)
+
+    return reply
+
+
+class Gate:
+    """A scripted reply held back until released: the request arrives (``arrived``), the answer
+    waits. For tests of what happens while a model call is in flight (a client disconnect, a
+    service stopping). A request still held after ``timeout`` seconds gets a 529."""
+
+    def __init__(self, reply: Any, timeout: float = 60.0) -> None:
+        self.reply = reply
+        self.timeout = timeout
+        self.arrived = threading.Event()
+        self._open = threading.Event()
+
+    def release(self) -> None:
+        self._open.set()
+
+    def __call__(self, body: dict[str, Any]) -> Any:
+        self.arrived.set()
+        if not self._open.wait(self.timeout):
+            return overloaded("held too long by a test Gate")
+        return self.reply
 
 
 def text_reply(
@@ -203,7 +241,7 @@ class FakeAnthropicServer:
         class _Handler(_RequestHandler):
             server_fake = fake
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+        self._server = _QuietServer(("127.0.0.1", 0), _Handler)
         self._server.daemon_threads = True
         self._thread = threading.Thread(
             target=self._server.serve_forever,
@@ -402,6 +440,14 @@ def _sent_keys(headers: Any) -> set[str]:
     return keys - {""}
 
 
+class _QuietServer(ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # A client that went away (a cancelled call) before its held reply was written.
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return
+        super().handle_error(request, client_address)
+
+
 class _RequestHandler(BaseHTTPRequestHandler):
     server_fake: FakeAnthropicServer
     # One request per connection: nothing lingers in keep-alive threads after stop().
@@ -489,8 +535,10 @@ __all__ = [
     "FAKE_API_KEY",
     "FakeAnthropicServer",
     "FakeError",
+    "Gate",
     "RecordedRequest",
     "content_text",
+    "cut_off_reply",
     "estimate_tokens",
     "overloaded",
     "rate_limited",
@@ -498,4 +546,5 @@ __all__ = [
     "sse_events",
     "text_reply",
     "tool_use_reply",
+    "unauthorized",
 ]

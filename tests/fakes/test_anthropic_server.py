@@ -11,11 +11,14 @@ from tests.fakes.anthropic_server import (
     FAKE_API_KEY,
     FakeAnthropicServer,
     FakeError,
+    Gate,
     content_text,
+    cut_off_reply,
     overloaded,
     rate_limited,
     text_reply,
     tool_use_reply,
+    unauthorized,
 )
 
 USER_HI = [{"role": "user", "content": "hi"}]
@@ -186,3 +189,31 @@ def test_reset_forgets_scripts_and_requests(anthropic_server: FakeAnthropicServe
         sync_client(anthropic_server).messages.create(model="m", max_tokens=9, messages=USER_HI)
     anthropic_server.reset()
     assert anthropic_server.pending() == 0 and anthropic_server.requests == []
+
+
+def test_cut_off_and_unauthorized_replies_are_what_the_sdk_sees_from_the_real_api(
+    anthropic_server: FakeAnthropicServer,
+) -> None:
+    anthropic_server.enqueue(cut_off_reply("```python\ndef eval_x(trace, ctx=None):\n    if"), unauthorized())
+    client = sync_client(anthropic_server, max_retries=2)
+    cut = client.messages.create(model="claude-haiku-4-5", max_tokens=64, messages=USER_HI)
+    assert cut.stop_reason == "max_tokens" and cut.usage.output_tokens == 64
+    assert cut.content[0].type == "text" and cut.content[0].text.endswith("    if")
+    with pytest.raises(anthropic.AuthenticationError):
+        client.messages.create(model="claude-haiku-4-5", max_tokens=64, messages=USER_HI)
+    assert len(anthropic_server.message_requests) == 2, "a 401 is not retried"
+
+
+async def test_a_gate_holds_the_reply_until_released(anthropic_server: FakeAnthropicServer) -> None:
+    import asyncio
+
+    gate = Gate(text_reply("at last"))
+    anthropic_server.enqueue(gate)
+    client = anthropic.AsyncAnthropic(api_key=FAKE_API_KEY, base_url=anthropic_server.base_url, max_retries=0)
+    call = asyncio.create_task(client.messages.create(model="m", max_tokens=5, messages=USER_HI))
+    assert await asyncio.to_thread(gate.arrived.wait, 10)
+    await asyncio.sleep(0.05)
+    assert not call.done(), "the reply must wait for release()"
+    gate.release()
+    assert (await asyncio.wait_for(call, 10)).content[0].text == "at last"
+    await client.close()

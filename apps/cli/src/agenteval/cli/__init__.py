@@ -137,6 +137,7 @@ def main() -> None:
         commands,
         compare,
         control,
+        eval_jobs,
         evals,
         export,
         flaky,

@@ -1,4 +1,6 @@
-"""``agent-eval evals ...``: check eval functions against labeled traces (and, later, generate them)."""
+"""``agent-eval evals ...``: saved eval functions, checked against labeled traces.
+
+Generating them (as jobs) is in :mod:`agenteval.cli.eval_jobs`."""
 
 from __future__ import annotations
 
@@ -6,14 +8,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from rich import box
 from rich.table import Table
 
 from agenteval.cli import DataDir, JsonOut, Server, app, connect, fail, out, print_json, run_async
 
 if TYPE_CHECKING:
-    from agenteval.sdk import EvalCodeReport, EvalInfo, LabeledTrace
+    from agenteval.sdk import EvalCodeReport, EvalInfo, GenerationUsage, LabeledTrace
 
-evals_app = typer.Typer(help="Eval functions: check them on labeled traces.", no_args_is_help=True)
+evals_app = typer.Typer(
+    help="Eval functions: generate them from labeled traces (as jobs), check, promote.", no_args_is_help=True
+)
 app.add_typer(evals_app, name="evals")
 
 
@@ -108,71 +113,40 @@ def check(
         raise typer.Exit(1)
 
 
+def usage_doc(u: GenerationUsage) -> dict[str, Any]:
+    """What a generation spent, for --json: None where nothing is known."""
+    return {
+        "model": u.model or None,
+        "input_tokens": u.input_tokens,
+        "output_tokens": u.output_tokens,
+        "cost_usd": u.cost_usd if u.price_known else None,
+        "attempts": u.attempts,
+        "steps": u.steps,
+        "stop_reason": u.stop_reason or None,
+    }
+
+
+def usage_line(u: GenerationUsage) -> str:
+    """What a generation spent, in one line."""
+    if not u.model:
+        return "synthesizer only: no model calls"
+    cost = f"${u.cost_usd:.4f}" if u.price_known else "cost unknown (model not in the price table)"
+    stop = u.stop_reason.replace("_", " ") if u.stop_reason else "-"
+    return (
+        f"{u.model}: {u.input_tokens:,} input + {u.output_tokens:,} output tokens, {cost}, "
+        f"{u.attempts} tests, {u.steps} steps, stopped: {stop}"
+    )
+
+
 def _eval_doc(e: EvalInfo, with_code: bool = False) -> dict[str, Any]:
-    doc = e.model_dump(mode="json", exclude={"code"})
+    doc = e.model_dump(mode="json", exclude={"code", "usage"})
     doc["created_at"] = doc["created_at"] or ""
+    doc["target_accuracy"] = e.target_accuracy or None
+    doc["job_id"] = e.job_id or None
+    doc["usage"] = usage_doc(e.usage)
     if with_code:
         doc["code"] = e.code
     return doc
-
-
-@evals_app.command("generate")
-def generate(
-    name: Annotated[str, typer.Argument(help="Eval name (letters, digits, _).")],
-    dataset: Annotated[str, typer.Option("--dataset", "-d", help="Dataset of labeled traces.")],
-    method: Annotated[
-        str, typer.Option(help="auto (Claude with a key, else the synthesizer), llm, synthesizer.")
-    ] = "auto",
-    model: Annotated[str, typer.Option(help="Model of the LLM loop.")] = "claude-sonnet-4-5",
-    target: Annotated[float, typer.Option(help="Training accuracy the LLM loop aims for.")] = 0.8,
-    holdout: Annotated[float, typer.Option(help="Fraction held out, never seen by the generator.")] = 0.3,
-    seed: Annotated[int, typer.Option(help="Seed of the split.")] = 0,
-    max_attempts: int = 5,
-    max_steps: int = 50,
-    data_dir: DataDir = Path(".agenteval"),
-    server: Server = None,
-    json_out: JsonOut = False,
-) -> None:
-    """Generate an eval function from labeled traces; shows every step live."""
-    from agenteval.contracts.pb import eval_from_pb
-    from agenteval.v1 import eval_generator_pb2 as pb
-
-    request = pb.GenerateEvalRequest(
-        name=name,
-        dataset=dataset,
-        method=method,
-        model=model,
-        target_accuracy=target,
-        holdout_fraction=holdout,
-        seed=seed,
-        max_attempts=max_attempts,
-        max_steps=max_steps,
-    )
-    kinds = {v: k.removeprefix("GENERATE_EVENT_TYPE_").lower() for k, v in pb.GenerateEventType.items()}
-
-    async def go() -> Any:
-        saved = None
-        events: list[dict[str, Any]] = []
-        async with connect(server, data_dir) as client:
-            async for ev in client._stubs.evals.GenerateEval(request):
-                kind = kinds.get(ev.type, "event")
-                events.append({"type": kind, "message": ev.message, "accuracy": ev.accuracy or None})
-                if not json_out:
-                    out.print(f"[dim]{kind:>12}[/] {ev.message}", highlight=False)
-                if ev.HasField("eval"):
-                    saved = eval_from_pb(ev.eval)
-        return saved, events
-
-    saved, events = run_async(go)
-    if saved is None:
-        fail("generation ended without a saved eval")
-    if json_out:
-        print_json({"eval": _eval_doc(saved), "events": events})
-    else:
-        out.print(
-            f"saved [bold]{saved.name}[/] v{saved.version}: training accuracy {saved.train_accuracy:.1%}, "
-            f"held-out accuracy {saved.holdout_accuracy:.1%} (generator: {saved.generator})"
-        )
 
 
 @evals_app.command("list")
@@ -192,18 +166,21 @@ def list_evals(
     if json_out:
         print_json({"evals": docs})
         return
-    table = Table("name", "version", "generator", "train", "held-out", "dataset", "created")
+    table = Table("name", "ver", "status", "generator", "train", "held-out", "cost", box=box.SIMPLE_HEAD)
+    table.columns[0].no_wrap = True
     for d in docs:
+        cost = d["usage"]["cost_usd"]
         table.add_row(
             d["name"],
             str(d["version"]),
+            d["status"],
             d["generator"],
             f"{d['train_accuracy']:.1%}",
             f"{d['holdout_accuracy']:.1%}",
-            f"{d['dataset']} v{d['dataset_version']}",
-            d["created_at"][:19],
+            "-" if cost is None else f"${cost:.3f}",
         )
     out.print(table)
+    out.print("[dim]eval:NAME uses the current version; a candidate only as eval:NAME@VERSION[/]")
 
 
 @evals_app.command("show")
@@ -214,7 +191,7 @@ def show_eval(
     server: Server = None,
     json_out: JsonOut = False,
 ) -> None:
-    """One saved eval (the newest version unless NAME@VERSION)."""
+    """One saved eval (the current version unless NAME@VERSION)."""
     e = _get_eval(name, server, data_dir)
     if code and not json_out:  # with --json the document carries the code
         typer.echo(e.code)
@@ -226,15 +203,24 @@ def show_eval(
     for key in (
         "name",
         "version",
+        "status",
         "generator",
         "train_accuracy",
         "holdout_accuracy",
+        "target_accuracy",
         "dataset",
         "dataset_version",
         "created_at",
+        "promoted_at",
+        "job_id",
         "description",
     ):
         out.print(f"[bold]{key}[/]: {doc[key]}", highlight=False)
+    out.print(f"[bold]usage[/]: {usage_line(e.usage)}", highlight=False)
+    for c in doc["candidates"]:
+        mark = "*" if c["chosen"] else " "
+        what = c["source"] + (f" v{c['version']}" if c["source"] == "previous" else "")
+        out.print(f" {mark} {what}: {c['train_accuracy']:.1%} ({c['note']})", highlight=False, markup=False)
     out.print(doc["code"], highlight=False, markup=False)
 
 

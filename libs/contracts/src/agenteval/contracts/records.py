@@ -1,4 +1,6 @@
-"""What the services report over gRPC, as models: runs, stored trials, imported traces, saved evals.
+"""What the services report over gRPC, as models: runs, stored trials, imported traces, eval tests.
+
+Saved evals and generation jobs are in :mod:`agenteval.contracts.evals`.
 
 The typed client (``agenteval.sdk.Client``) returns these; the servicers build them and
 ``agenteval.contracts.pb`` converts them to and from their protobuf messages.
@@ -193,43 +195,3 @@ class EvalCodeReport(BaseModel):
     """The wrong and failed ones (the first 200)."""
     code_error: str | None = None
     """Set when the code could not run at all (syntax, forbidden import, ...)."""
-
-
-class EvalSplit(BaseModel):
-    """How a dataset was split for generation: traces the generator saw, and traces held out."""
-
-    seed: int = 0
-    """Seed of the (stratified) split."""
-    holdout_fraction: float = 0.0
-    """Fraction of the dataset held out."""
-    train: list[str] = Field(default_factory=list)
-    """Ids of the traces the generator learned from."""
-    holdout: list[str] = Field(default_factory=list)
-    """Ids of the traces it never saw."""
-
-
-class EvalInfo(BaseModel):
-    """A saved eval function (one version of it)."""
-
-    name: str
-    """Eval name; a suite grades with it as ``eval:NAME``."""
-    version: int
-    """Version, from 1."""
-    code: str
-    """Python source defining ``eval_NAME(trace, ctx=None) -> (score, explanation)``."""
-    generator: str = ""
-    """Model or "synthesizer" that wrote it."""
-    train_accuracy: float = 0.0
-    """Accuracy on the traces it learned from."""
-    holdout_accuracy: float = 0.0
-    """Accuracy on the held-out traces it never saw."""
-    dataset: str = ""
-    """The dataset of labeled traces it was generated from."""
-    dataset_version: int = 0
-    """That dataset's version at the time."""
-    split: EvalSplit | None = None
-    """How the dataset was split; None when not recorded."""
-    created_at: datetime | None = None
-    """When it was saved (UTC)."""
-    description: str = ""
-    """What it checks, in words."""

@@ -24,31 +24,69 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n!agenteval/v1/eval_generator.proto\x12\x0c\x61genteval.v1\"c\n\x05Split\x12\x0c\n\x04seed\x18\x01 \x01(\x03\x12\x18\n\x10holdout_fraction\x18\x02 \x01(\x01\x12\x17\n\x0ftrain_trace_ids\x18\x03 \x03(\t\x12\x19\n\x11holdout_trace_ids\x18\x04 \x03(\t\"\x81\x02\n\x04\x45val\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\x05\x12\x0c\n\x04\x63ode\x18\x03 \x01(\t\x12\x11\n\tgenerator\x18\x04 \x01(\t\x12\x16\n\x0etrain_accuracy\x18\x05 \x01(\x01\x12\x18\n\x10holdout_accuracy\x18\x06 \x01(\x01\x12\x0f\n\x07\x64\x61taset\x18\x07 \x01(\t\x12\x17\n\x0f\x64\x61taset_version\x18\x08 \x01(\x05\x12\"\n\x05split\x18\x0c \x01(\x0b\x32\x13.agenteval.v1.Split\x12\x12\n\ncreated_at\x18\n \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x0b \x01(\tJ\x04\x08\t\x10\nR\nsplit_json\"\xbd\x01\n\x13GenerateEvalRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07\x64\x61taset\x18\x02 \x01(\t\x12\x0e\n\x06method\x18\x03 \x01(\t\x12\r\n\x05model\x18\x04 \x01(\t\x12\x17\n\x0ftarget_accuracy\x18\x05 \x01(\x01\x12\x14\n\x0cmax_attempts\x18\x06 \x01(\x05\x12\x11\n\tmax_steps\x18\x07 \x01(\x05\x12\x18\n\x10holdout_fraction\x18\x08 \x01(\x01\x12\x0c\n\x04seed\x18\t \x01(\x03\"\x98\x01\n\x14GenerateEvalResponse\x12-\n\x04type\x18\x01 \x01(\x0e\x32\x1f.agenteval.v1.GenerateEventType\x12\x0f\n\x07message\x18\x02 \x01(\t\x12\x10\n\x08\x61\x63\x63uracy\x18\x03 \x01(\x01\x12\x0c\n\x04step\x18\x04 \x01(\x05\x12 \n\x04\x65val\x18\x05 \x01(\x0b\x32\x12.agenteval.v1.Eval\" \n\x10ListEvalsRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"6\n\x11ListEvalsResponse\x12!\n\x05\x65vals\x18\x01 \x03(\x0b\x32\x12.agenteval.v1.Eval\"/\n\x0eGetEvalRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\x05\"3\n\x0fGetEvalResponse\x12 \n\x04\x65val\x18\x01 \x01(\x0b\x32\x12.agenteval.v1.Eval*\xa9\x02\n\x11GenerateEventType\x12#\n\x1fGENERATE_EVENT_TYPE_UNSPECIFIED\x10\x00\x12\x1f\n\x1bGENERATE_EVENT_TYPE_STARTED\x10\x01\x12 \n\x1cGENERATE_EVENT_TYPE_THINKING\x10\x02\x12#\n\x1fGENERATE_EVENT_TYPE_TOOL_CALLED\x10\x03\x12#\n\x1fGENERATE_EVENT_TYPE_TOOL_RESULT\x10\x04\x12#\n\x1fGENERATE_EVENT_TYPE_TEST_RESULT\x10\x05\x12\x1d\n\x19GENERATE_EVENT_TYPE_SAVED\x10\x06\x12\x1e\n\x1aGENERATE_EVENT_TYPE_FAILED\x10\x07\x32\x85\x02\n\x14\x45valGeneratorService\x12W\n\x0cGenerateEval\x12!.agenteval.v1.GenerateEvalRequest\x1a\".agenteval.v1.GenerateEvalResponse0\x01\x12L\n\tListEvals\x12\x1e.agenteval.v1.ListEvalsRequest\x1a\x1f.agenteval.v1.ListEvalsResponse\x12\x46\n\x07GetEval\x12\x1c.agenteval.v1.GetEvalRequest\x1a\x1d.agenteval.v1.GetEvalResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n!agenteval/v1/eval_generator.proto\x12\x0c\x61genteval.v1\"c\n\x05Split\x12\x0c\n\x04seed\x18\x01 \x01(\x03\x12\x18\n\x10holdout_fraction\x18\x02 \x01(\x01\x12\x17\n\x0ftrain_trace_ids\x18\x03 \x03(\t\x12\x19\n\x11holdout_trace_ids\x18\x04 \x03(\t\"\xc4\x03\n\x04\x45val\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\x05\x12\x0c\n\x04\x63ode\x18\x03 \x01(\t\x12\x11\n\tgenerator\x18\x04 \x01(\t\x12\x16\n\x0etrain_accuracy\x18\x05 \x01(\x01\x12\x18\n\x10holdout_accuracy\x18\x06 \x01(\x01\x12\x0f\n\x07\x64\x61taset\x18\x07 \x01(\t\x12\x17\n\x0f\x64\x61taset_version\x18\x08 \x01(\x05\x12\"\n\x05split\x18\x0c \x01(\x0b\x32\x13.agenteval.v1.Split\x12\x12\n\ncreated_at\x18\n \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x0b \x01(\t\x12(\n\x06status\x18\x14 \x01(\x0e\x32\x18.agenteval.v1.EvalStatus\x12\x13\n\x0bpromoted_at\x18\x15 \x01(\t\x12\x17\n\x0ftarget_accuracy\x18\x16 \x01(\x01\x12\x0e\n\x06job_id\x18\x17 \x01(\t\x12,\n\x05usage\x18\x18 \x01(\x0b\x32\x1d.agenteval.v1.GenerationUsage\x12+\n\ncandidates\x18\x19 \x03(\x0b\x32\x17.agenteval.v1.CandidateJ\x04\x08\t\x10\nR\nsplit_json\"\xaa\x01\n\x0fGenerationUsage\x12\x14\n\x0cinput_tokens\x18\x01 \x01(\x03\x12\x15\n\routput_tokens\x18\x02 \x01(\x03\x12\x10\n\x08\x63ost_usd\x18\x03 \x01(\x01\x12\x13\n\x0bprice_known\x18\x04 \x01(\x08\x12\x10\n\x08\x61ttempts\x18\x05 \x01(\x05\x12\r\n\x05steps\x18\x06 \x01(\x05\x12\x13\n\x0bstop_reason\x18\x07 \x01(\t\x12\r\n\x05model\x18\x08 \x01(\t\"\x86\x01\n\tCandidate\x12\x0e\n\x06source\x18\x01 \x01(\t\x12\x16\n\x0etrain_accuracy\x18\x02 \x01(\x01\x12\x0e\n\x06\x65rrors\x18\x03 \x01(\x05\x12\x12\n\ncode_error\x18\x04 \x01(\t\x12\x0e\n\x06\x63hosen\x18\x05 \x01(\x08\x12\x0c\n\x04note\x18\x06 \x01(\t\x12\x0f\n\x07version\x18\x07 \x01(\x05\"\xd5\x01\n\x13GenerateEvalRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07\x64\x61taset\x18\x02 \x01(\t\x12\x0e\n\x06method\x18\x03 \x01(\t\x12\r\n\x05model\x18\x04 \x01(\t\x12\x17\n\x0ftarget_accuracy\x18\x05 \x01(\x01\x12\x14\n\x0cmax_attempts\x18\x06 \x01(\x05\x12\x11\n\tmax_steps\x18\x07 \x01(\x05\x12\x18\n\x10holdout_fraction\x18\x08 \x01(\x01\x12\x0c\n\x04seed\x18\t \x01(\x03\x12\x16\n\x0e\x61llow_fallback\x18\x14 \x01(\x08\"\x98\x01\n\x14GenerateEvalResponse\x12-\n\x04type\x18\x01 \x01(\x0e\x32\x1f.agenteval.v1.GenerateEventType\x12\x0f\n\x07message\x18\x02 \x01(\t\x12\x10\n\x08\x61\x63\x63uracy\x18\x03 \x01(\x01\x12\x0c\n\x04step\x18\x04 \x01(\x05\x12 \n\x04\x65val\x18\x05 \x01(\x0b\x32\x12.agenteval.v1.Eval\"\xb3\x03\n\rGenerationJob\x12\x0e\n\x06job_id\x18\x01 \x01(\t\x12\x31\n\x06status\x18\x02 \x01(\x0e\x32!.agenteval.v1.GenerationJobStatus\x12\x32\n\x07request\x18\x03 \x01(\x0b\x32!.agenteval.v1.GenerateEvalRequest\x12\x12\n\ncreated_at\x18\x04 \x01(\t\x12\x12\n\nstarted_at\x18\x05 \x01(\t\x12\x13\n\x0b\x66inished_at\x18\x06 \x01(\t\x12\x30\n\x07outcome\x18\x07 \x01(\x0e\x32\x1f.agenteval.v1.GenerationOutcome\x12\x14\n\x0c\x65val_version\x18\x08 \x01(\x05\x12\r\n\x05\x65rror\x18\t \x01(\t\x12\x12\n\nerror_code\x18\n \x01(\t\x12,\n\x05usage\x18\x0b \x01(\x0b\x32\x1d.agenteval.v1.GenerationUsage\x12\x0c\n\x04runs\x18\x0c \x01(\x05\x12\x15\n\rlast_sequence\x18\r \x01(\x03\x12\x16\n\x0etrain_accuracy\x18\x0e \x01(\x01\x12\x18\n\x10holdout_accuracy\x18\x0f \x01(\x01\"\xb9\x01\n\x0fGenerationEvent\x12\x10\n\x08sequence\x18\x01 \x01(\x03\x12-\n\x04type\x18\x02 \x01(\x0e\x32\x1f.agenteval.v1.GenerateEventType\x12\x0f\n\x07message\x18\x03 \x01(\t\x12\x10\n\x08\x61\x63\x63uracy\x18\x04 \x01(\x01\x12\x0c\n\x04step\x18\x05 \x01(\x05\x12\x12\n\ncreated_at\x18\x06 \x01(\t\x12 \n\x04\x65val\x18\x07 \x01(\x0b\x32\x12.agenteval.v1.Eval\"O\n\x19StartGenerationJobRequest\x12\x32\n\x07request\x18\x01 \x01(\x0b\x32!.agenteval.v1.GenerateEvalRequest\"F\n\x1aStartGenerationJobResponse\x12(\n\x03job\x18\x01 \x01(\x0b\x32\x1b.agenteval.v1.GenerationJob\":\n\x19WatchGenerationJobRequest\x12\x0e\n\x06job_id\x18\x01 \x01(\t\x12\r\n\x05\x61\x66ter\x18\x02 \x01(\x03\"t\n\x1aWatchGenerationJobResponse\x12,\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x1d.agenteval.v1.GenerationEvent\x12(\n\x03job\x18\x02 \x01(\x0b\x32\x1b.agenteval.v1.GenerationJob\"k\n\x19ListGenerationJobsRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x31\n\x06status\x18\x02 \x01(\x0e\x32!.agenteval.v1.GenerationJobStatus\x12\r\n\x05limit\x18\x03 \x01(\x05\"G\n\x1aListGenerationJobsResponse\x12)\n\x04jobs\x18\x01 \x03(\x0b\x32\x1b.agenteval.v1.GenerationJob\")\n\x17GetGenerationJobRequest\x12\x0e\n\x06job_id\x18\x01 \x01(\t\"D\n\x18GetGenerationJobResponse\x12(\n\x03job\x18\x01 \x01(\x0b\x32\x1b.agenteval.v1.GenerationJob\",\n\x1a\x43\x61ncelGenerationJobRequest\x12\x0e\n\x06job_id\x18\x01 \x01(\t\"G\n\x1b\x43\x61ncelGenerationJobResponse\x12(\n\x03job\x18\x01 \x01(\x0b\x32\x1b.agenteval.v1.GenerationJob\"3\n\x12PromoteEvalRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\x05\"7\n\x13PromoteEvalResponse\x12 \n\x04\x65val\x18\x01 \x01(\x0b\x32\x12.agenteval.v1.Eval\" \n\x10ListEvalsRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"6\n\x11ListEvalsResponse\x12!\n\x05\x65vals\x18\x01 \x03(\x0b\x32\x12.agenteval.v1.Eval\"/\n\x0eGetEvalRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\x05\"3\n\x0fGetEvalResponse\x12 \n\x04\x65val\x18\x01 \x01(\x0b\x32\x12.agenteval.v1.Eval*u\n\nEvalStatus\x12\x1b\n\x17\x45VAL_STATUS_UNSPECIFIED\x10\x00\x12\x17\n\x13\x45VAL_STATUS_CURRENT\x10\x01\x12\x16\n\x12\x45VAL_STATUS_ACTIVE\x10\x02\x12\x19\n\x15\x45VAL_STATUS_CANDIDATE\x10\x03*\xae\x03\n\x11GenerateEventType\x12#\n\x1fGENERATE_EVENT_TYPE_UNSPECIFIED\x10\x00\x12\x1f\n\x1bGENERATE_EVENT_TYPE_STARTED\x10\x01\x12 \n\x1cGENERATE_EVENT_TYPE_THINKING\x10\x02\x12#\n\x1fGENERATE_EVENT_TYPE_TOOL_CALLED\x10\x03\x12#\n\x1fGENERATE_EVENT_TYPE_TOOL_RESULT\x10\x04\x12#\n\x1fGENERATE_EVENT_TYPE_TEST_RESULT\x10\x05\x12\x1d\n\x19GENERATE_EVENT_TYPE_SAVED\x10\x06\x12\x1e\n\x1aGENERATE_EVENT_TYPE_FAILED\x10\x07\x12!\n\x1dGENERATE_EVENT_TYPE_CANDIDATE\x10\x08\x12!\n\x1dGENERATE_EVENT_TYPE_CANCELLED\x10\t\x12\x1c\n\x18GENERATE_EVENT_TYPE_KEPT\x10\n\x12\x1f\n\x1bGENERATE_EVENT_TYPE_WARNING\x10\x0b*\xe8\x01\n\x13GenerationJobStatus\x12%\n!GENERATION_JOB_STATUS_UNSPECIFIED\x10\x00\x12 \n\x1cGENERATION_JOB_STATUS_QUEUED\x10\x01\x12!\n\x1dGENERATION_JOB_STATUS_RUNNING\x10\x02\x12\x1e\n\x1aGENERATION_JOB_STATUS_DONE\x10\x03\x12 \n\x1cGENERATION_JOB_STATUS_FAILED\x10\x04\x12#\n\x1fGENERATION_JOB_STATUS_CANCELLED\x10\x05*\x97\x01\n\x11GenerationOutcome\x12\"\n\x1eGENERATION_OUTCOME_UNSPECIFIED\x10\x00\x12\x1f\n\x1bGENERATION_OUTCOME_PROMOTED\x10\x01\x12 \n\x1cGENERATION_OUTCOME_CANDIDATE\x10\x02\x12\x1b\n\x17GENERATION_OUTCOME_KEPT\x10\x03\x32\xe5\x06\n\x14\x45valGeneratorService\x12W\n\x0cGenerateEval\x12!.agenteval.v1.GenerateEvalRequest\x1a\".agenteval.v1.GenerateEvalResponse0\x01\x12L\n\tListEvals\x12\x1e.agenteval.v1.ListEvalsRequest\x1a\x1f.agenteval.v1.ListEvalsResponse\x12\x46\n\x07GetEval\x12\x1c.agenteval.v1.GetEvalRequest\x1a\x1d.agenteval.v1.GetEvalResponse\x12g\n\x12StartGenerationJob\x12\'.agenteval.v1.StartGenerationJobRequest\x1a(.agenteval.v1.StartGenerationJobResponse\x12i\n\x12WatchGenerationJob\x12\'.agenteval.v1.WatchGenerationJobRequest\x1a(.agenteval.v1.WatchGenerationJobResponse0\x01\x12g\n\x12ListGenerationJobs\x12\'.agenteval.v1.ListGenerationJobsRequest\x1a(.agenteval.v1.ListGenerationJobsResponse\x12\x61\n\x10GetGenerationJob\x12%.agenteval.v1.GetGenerationJobRequest\x1a&.agenteval.v1.GetGenerationJobResponse\x12j\n\x13\x43\x61ncelGenerationJob\x12(.agenteval.v1.CancelGenerationJobRequest\x1a).agenteval.v1.CancelGenerationJobResponse\x12R\n\x0bPromoteEval\x12 .agenteval.v1.PromoteEvalRequest\x1a!.agenteval.v1.PromoteEvalResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'agenteval.v1.eval_generator_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_GENERATEEVENTTYPE']._serialized_start=952
-  _globals['_GENERATEEVENTTYPE']._serialized_end=1249
+  _globals['_EVALSTATUS']._serialized_start=2961
+  _globals['_EVALSTATUS']._serialized_end=3078
+  _globals['_GENERATEEVENTTYPE']._serialized_start=3081
+  _globals['_GENERATEEVENTTYPE']._serialized_end=3511
+  _globals['_GENERATIONJOBSTATUS']._serialized_start=3514
+  _globals['_GENERATIONJOBSTATUS']._serialized_end=3746
+  _globals['_GENERATIONOUTCOME']._serialized_start=3749
+  _globals['_GENERATIONOUTCOME']._serialized_end=3900
   _globals['_SPLIT']._serialized_start=51
   _globals['_SPLIT']._serialized_end=150
   _globals['_EVAL']._serialized_start=153
-  _globals['_EVAL']._serialized_end=410
-  _globals['_GENERATEEVALREQUEST']._serialized_start=413
-  _globals['_GENERATEEVALREQUEST']._serialized_end=602
-  _globals['_GENERATEEVALRESPONSE']._serialized_start=605
-  _globals['_GENERATEEVALRESPONSE']._serialized_end=757
-  _globals['_LISTEVALSREQUEST']._serialized_start=759
-  _globals['_LISTEVALSREQUEST']._serialized_end=791
-  _globals['_LISTEVALSRESPONSE']._serialized_start=793
-  _globals['_LISTEVALSRESPONSE']._serialized_end=847
-  _globals['_GETEVALREQUEST']._serialized_start=849
-  _globals['_GETEVALREQUEST']._serialized_end=896
-  _globals['_GETEVALRESPONSE']._serialized_start=898
-  _globals['_GETEVALRESPONSE']._serialized_end=949
-  _globals['_EVALGENERATORSERVICE']._serialized_start=1252
-  _globals['_EVALGENERATORSERVICE']._serialized_end=1513
+  _globals['_EVAL']._serialized_end=605
+  _globals['_GENERATIONUSAGE']._serialized_start=608
+  _globals['_GENERATIONUSAGE']._serialized_end=778
+  _globals['_CANDIDATE']._serialized_start=781
+  _globals['_CANDIDATE']._serialized_end=915
+  _globals['_GENERATEEVALREQUEST']._serialized_start=918
+  _globals['_GENERATEEVALREQUEST']._serialized_end=1131
+  _globals['_GENERATEEVALRESPONSE']._serialized_start=1134
+  _globals['_GENERATEEVALRESPONSE']._serialized_end=1286
+  _globals['_GENERATIONJOB']._serialized_start=1289
+  _globals['_GENERATIONJOB']._serialized_end=1724
+  _globals['_GENERATIONEVENT']._serialized_start=1727
+  _globals['_GENERATIONEVENT']._serialized_end=1912
+  _globals['_STARTGENERATIONJOBREQUEST']._serialized_start=1914
+  _globals['_STARTGENERATIONJOBREQUEST']._serialized_end=1993
+  _globals['_STARTGENERATIONJOBRESPONSE']._serialized_start=1995
+  _globals['_STARTGENERATIONJOBRESPONSE']._serialized_end=2065
+  _globals['_WATCHGENERATIONJOBREQUEST']._serialized_start=2067
+  _globals['_WATCHGENERATIONJOBREQUEST']._serialized_end=2125
+  _globals['_WATCHGENERATIONJOBRESPONSE']._serialized_start=2127
+  _globals['_WATCHGENERATIONJOBRESPONSE']._serialized_end=2243
+  _globals['_LISTGENERATIONJOBSREQUEST']._serialized_start=2245
+  _globals['_LISTGENERATIONJOBSREQUEST']._serialized_end=2352
+  _globals['_LISTGENERATIONJOBSRESPONSE']._serialized_start=2354
+  _globals['_LISTGENERATIONJOBSRESPONSE']._serialized_end=2425
+  _globals['_GETGENERATIONJOBREQUEST']._serialized_start=2427
+  _globals['_GETGENERATIONJOBREQUEST']._serialized_end=2468
+  _globals['_GETGENERATIONJOBRESPONSE']._serialized_start=2470
+  _globals['_GETGENERATIONJOBRESPONSE']._serialized_end=2538
+  _globals['_CANCELGENERATIONJOBREQUEST']._serialized_start=2540
+  _globals['_CANCELGENERATIONJOBREQUEST']._serialized_end=2584
+  _globals['_CANCELGENERATIONJOBRESPONSE']._serialized_start=2586
+  _globals['_CANCELGENERATIONJOBRESPONSE']._serialized_end=2657
+  _globals['_PROMOTEEVALREQUEST']._serialized_start=2659
+  _globals['_PROMOTEEVALREQUEST']._serialized_end=2710
+  _globals['_PROMOTEEVALRESPONSE']._serialized_start=2712
+  _globals['_PROMOTEEVALRESPONSE']._serialized_end=2767
+  _globals['_LISTEVALSREQUEST']._serialized_start=2769
+  _globals['_LISTEVALSREQUEST']._serialized_end=2801
+  _globals['_LISTEVALSRESPONSE']._serialized_start=2803
+  _globals['_LISTEVALSRESPONSE']._serialized_end=2857
+  _globals['_GETEVALREQUEST']._serialized_start=2859
+  _globals['_GETEVALREQUEST']._serialized_end=2906
+  _globals['_GETEVALRESPONSE']._serialized_start=2908
+  _globals['_GETEVALRESPONSE']._serialized_end=2959
+  _globals['_EVALGENERATORSERVICE']._serialized_start=3903
+  _globals['_EVALGENERATORSERVICE']._serialized_end=4772
 # @@protoc_insertion_point(module_scope)

@@ -50,6 +50,36 @@ class EvalGeneratorServiceStub:
                 request_serializer=agenteval_dot_v1_dot_eval__generator__pb2.GetEvalRequest.SerializeToString,
                 response_deserializer=agenteval_dot_v1_dot_eval__generator__pb2.GetEvalResponse.FromString,
                 _registered_method=True)
+        self.StartGenerationJob = channel.unary_unary(
+                '/agenteval.v1.EvalGeneratorService/StartGenerationJob',
+                request_serializer=agenteval_dot_v1_dot_eval__generator__pb2.StartGenerationJobRequest.SerializeToString,
+                response_deserializer=agenteval_dot_v1_dot_eval__generator__pb2.StartGenerationJobResponse.FromString,
+                _registered_method=True)
+        self.WatchGenerationJob = channel.unary_stream(
+                '/agenteval.v1.EvalGeneratorService/WatchGenerationJob',
+                request_serializer=agenteval_dot_v1_dot_eval__generator__pb2.WatchGenerationJobRequest.SerializeToString,
+                response_deserializer=agenteval_dot_v1_dot_eval__generator__pb2.WatchGenerationJobResponse.FromString,
+                _registered_method=True)
+        self.ListGenerationJobs = channel.unary_unary(
+                '/agenteval.v1.EvalGeneratorService/ListGenerationJobs',
+                request_serializer=agenteval_dot_v1_dot_eval__generator__pb2.ListGenerationJobsRequest.SerializeToString,
+                response_deserializer=agenteval_dot_v1_dot_eval__generator__pb2.ListGenerationJobsResponse.FromString,
+                _registered_method=True)
+        self.GetGenerationJob = channel.unary_unary(
+                '/agenteval.v1.EvalGeneratorService/GetGenerationJob',
+                request_serializer=agenteval_dot_v1_dot_eval__generator__pb2.GetGenerationJobRequest.SerializeToString,
+                response_deserializer=agenteval_dot_v1_dot_eval__generator__pb2.GetGenerationJobResponse.FromString,
+                _registered_method=True)
+        self.CancelGenerationJob = channel.unary_unary(
+                '/agenteval.v1.EvalGeneratorService/CancelGenerationJob',
+                request_serializer=agenteval_dot_v1_dot_eval__generator__pb2.CancelGenerationJobRequest.SerializeToString,
+                response_deserializer=agenteval_dot_v1_dot_eval__generator__pb2.CancelGenerationJobResponse.FromString,
+                _registered_method=True)
+        self.PromoteEval = channel.unary_unary(
+                '/agenteval.v1.EvalGeneratorService/PromoteEval',
+                request_serializer=agenteval_dot_v1_dot_eval__generator__pb2.PromoteEvalRequest.SerializeToString,
+                response_deserializer=agenteval_dot_v1_dot_eval__generator__pb2.PromoteEvalResponse.FromString,
+                _registered_method=True)
 
 
 class EvalGeneratorServiceServicer:
@@ -71,7 +101,49 @@ class EvalGeneratorServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def GetEval(self, request, context):
-        """One saved eval (a version, or the newest).
+        """One saved eval: a version (candidates too), or the current one `eval:NAME` resolves to.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def StartGenerationJob(self, request, context):
+        """Queue a generation job and return at once; it runs in the service, whoever is watching.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def WatchGenerationJob(self, request, context):
+        """A job's events from sequence `after` on (all of them with 0), then live ones until it ends.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListGenerationJobs(self, request, context):
+        """Generation jobs, newest first.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetGenerationJob(self, request, context):
+        """One generation job.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CancelGenerationJob(self, request, context):
+        """Cancel a queued or running job (FAILED_PRECONDITION once it has ended).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def PromoteEval(self, request, context):
+        """Make a saved version the one `eval:NAME` resolves to (a candidate, or an older version back).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -94,6 +166,36 @@ def add_EvalGeneratorServiceServicer_to_server(servicer, server):
                     servicer.GetEval,
                     request_deserializer=agenteval_dot_v1_dot_eval__generator__pb2.GetEvalRequest.FromString,
                     response_serializer=agenteval_dot_v1_dot_eval__generator__pb2.GetEvalResponse.SerializeToString,
+            ),
+            'StartGenerationJob': grpc.unary_unary_rpc_method_handler(
+                    servicer.StartGenerationJob,
+                    request_deserializer=agenteval_dot_v1_dot_eval__generator__pb2.StartGenerationJobRequest.FromString,
+                    response_serializer=agenteval_dot_v1_dot_eval__generator__pb2.StartGenerationJobResponse.SerializeToString,
+            ),
+            'WatchGenerationJob': grpc.unary_stream_rpc_method_handler(
+                    servicer.WatchGenerationJob,
+                    request_deserializer=agenteval_dot_v1_dot_eval__generator__pb2.WatchGenerationJobRequest.FromString,
+                    response_serializer=agenteval_dot_v1_dot_eval__generator__pb2.WatchGenerationJobResponse.SerializeToString,
+            ),
+            'ListGenerationJobs': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListGenerationJobs,
+                    request_deserializer=agenteval_dot_v1_dot_eval__generator__pb2.ListGenerationJobsRequest.FromString,
+                    response_serializer=agenteval_dot_v1_dot_eval__generator__pb2.ListGenerationJobsResponse.SerializeToString,
+            ),
+            'GetGenerationJob': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetGenerationJob,
+                    request_deserializer=agenteval_dot_v1_dot_eval__generator__pb2.GetGenerationJobRequest.FromString,
+                    response_serializer=agenteval_dot_v1_dot_eval__generator__pb2.GetGenerationJobResponse.SerializeToString,
+            ),
+            'CancelGenerationJob': grpc.unary_unary_rpc_method_handler(
+                    servicer.CancelGenerationJob,
+                    request_deserializer=agenteval_dot_v1_dot_eval__generator__pb2.CancelGenerationJobRequest.FromString,
+                    response_serializer=agenteval_dot_v1_dot_eval__generator__pb2.CancelGenerationJobResponse.SerializeToString,
+            ),
+            'PromoteEval': grpc.unary_unary_rpc_method_handler(
+                    servicer.PromoteEval,
+                    request_deserializer=agenteval_dot_v1_dot_eval__generator__pb2.PromoteEvalRequest.FromString,
+                    response_serializer=agenteval_dot_v1_dot_eval__generator__pb2.PromoteEvalResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -178,6 +280,168 @@ class EvalGeneratorService:
             '/agenteval.v1.EvalGeneratorService/GetEval',
             agenteval_dot_v1_dot_eval__generator__pb2.GetEvalRequest.SerializeToString,
             agenteval_dot_v1_dot_eval__generator__pb2.GetEvalResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def StartGenerationJob(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/agenteval.v1.EvalGeneratorService/StartGenerationJob',
+            agenteval_dot_v1_dot_eval__generator__pb2.StartGenerationJobRequest.SerializeToString,
+            agenteval_dot_v1_dot_eval__generator__pb2.StartGenerationJobResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def WatchGenerationJob(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/agenteval.v1.EvalGeneratorService/WatchGenerationJob',
+            agenteval_dot_v1_dot_eval__generator__pb2.WatchGenerationJobRequest.SerializeToString,
+            agenteval_dot_v1_dot_eval__generator__pb2.WatchGenerationJobResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListGenerationJobs(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/agenteval.v1.EvalGeneratorService/ListGenerationJobs',
+            agenteval_dot_v1_dot_eval__generator__pb2.ListGenerationJobsRequest.SerializeToString,
+            agenteval_dot_v1_dot_eval__generator__pb2.ListGenerationJobsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetGenerationJob(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/agenteval.v1.EvalGeneratorService/GetGenerationJob',
+            agenteval_dot_v1_dot_eval__generator__pb2.GetGenerationJobRequest.SerializeToString,
+            agenteval_dot_v1_dot_eval__generator__pb2.GetGenerationJobResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CancelGenerationJob(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/agenteval.v1.EvalGeneratorService/CancelGenerationJob',
+            agenteval_dot_v1_dot_eval__generator__pb2.CancelGenerationJobRequest.SerializeToString,
+            agenteval_dot_v1_dot_eval__generator__pb2.CancelGenerationJobResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def PromoteEval(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/agenteval.v1.EvalGeneratorService/PromoteEval',
+            agenteval_dot_v1_dot_eval__generator__pb2.PromoteEvalRequest.SerializeToString,
+            agenteval_dot_v1_dot_eval__generator__pb2.PromoteEvalResponse.FromString,
             options,
             channel_credentials,
             insecure,

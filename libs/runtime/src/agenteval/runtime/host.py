@@ -73,6 +73,11 @@ class Component(Protocol):
         """Release resources."""
 
 
+# A component may also define ``async def stopping(self) -> None``: called first when the host
+# stops, while the gRPC server and the broker still serve (to hand work back while the
+# services it calls still answer).
+
+
 STOP_STEP_TIMEOUT_S = 15.0
 """How long one step of stopping may take before it is abandoned (logged), so a process
 whose work is done always exits: its messages are acked or redelivered, nothing is lost."""
@@ -154,6 +159,10 @@ class ServiceHost:
             self._metrics_server.server_close()
             self._metrics_server = None
         if self._started:
+            for comp in self.components:
+                stopping = getattr(comp, "stopping", None)
+                if stopping is not None:
+                    await _bounded(f"{comp.name} (stopping)", stopping())
             await _bounded("the gRPC server", self.grpc.stop())
             await _bounded("the bus consumers", self.batch_consumers.stop())
             await _bounded("the broker", self.broker.stop())

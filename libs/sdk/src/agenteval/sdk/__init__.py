@@ -9,7 +9,8 @@
 - Talking to a running agenteval: :class:`Client`, whose methods return the models
   :class:`RunInfo`, :class:`RunSummary`, :class:`TrialRecord` (with :class:`GradeRecord`
   and :class:`Trace`), :class:`TraceInfo`, :class:`ImportReport`, :class:`EvalInfo`,
-  :class:`EvalCodeReport`, and raise :class:`NotFound`, :class:`InvalidArgument`,
+  :class:`EvalCodeReport`, :class:`GenerationJob` (started from a :class:`GenerationRequest`,
+  watched as :class:`GenerationEvent`), and raise :class:`NotFound`, :class:`InvalidArgument`,
   :class:`Conflict`, :class:`Unavailable`, :class:`PermissionDenied` (all
   :class:`AgentEvalError`).
 - MLflow: :func:`mlflow_scorer` makes any grader an MLflow GenAI scorer for
@@ -36,12 +37,19 @@ if TYPE_CHECKING:
         PermissionDenied,
         Unavailable,
     )
+    from agenteval.contracts.evals import (
+        EvalCandidate,
+        EvalInfo,
+        EvalSplit,
+        GenerationEvent,
+        GenerationJob,
+        GenerationRequest,
+        GenerationUsage,
+    )
     from agenteval.contracts.events import GradeRecord
     from agenteval.contracts.records import (
         EvalCodeReport,
-        EvalInfo,
         EvalMismatch,
-        EvalSplit,
         ImportProblem,
         ImportReport,
         LabeledTrace,
@@ -64,10 +72,15 @@ __all__ = [
     "CaseSummary",
     "Client",
     "Conflict",
+    "EvalCandidate",
     "EvalCodeReport",
     "EvalInfo",
     "EvalMismatch",
     "EvalSplit",
+    "GenerationEvent",
+    "GenerationJob",
+    "GenerationRequest",
+    "GenerationUsage",
     "GradeContext",
     "GradeOutcome",
     "GradeRecord",
@@ -119,8 +132,13 @@ _LAZY = {
     "ImportReport": "agenteval.contracts.records",
     "ImportProblem": "agenteval.contracts.records",
     "LabeledTrace": "agenteval.contracts.records",
-    "EvalInfo": "agenteval.contracts.records",
-    "EvalSplit": "agenteval.contracts.records",
+    "EvalInfo": "agenteval.contracts.evals",
+    "EvalSplit": "agenteval.contracts.evals",
+    "EvalCandidate": "agenteval.contracts.evals",
+    "GenerationUsage": "agenteval.contracts.evals",
+    "GenerationRequest": "agenteval.contracts.evals",
+    "GenerationJob": "agenteval.contracts.evals",
+    "GenerationEvent": "agenteval.contracts.evals",
     "EvalCodeReport": "agenteval.contracts.records",
     "EvalMismatch": "agenteval.contracts.records",
     "AgentEvalError": "agenteval.contracts.errors",

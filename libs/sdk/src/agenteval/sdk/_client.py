@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from collections.abc import AsyncIterator, Awaitable, Iterable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -19,9 +19,15 @@ from typing import Any, TypeVar
 import grpc
 
 from agenteval.contracts import pb
+from agenteval.contracts.evals import (
+    EvalInfo,
+    GenerationEvent,
+    GenerationJob,
+    GenerationJobStatus,
+    GenerationRequest,
+)
 from agenteval.contracts.records import (
     EvalCodeReport,
-    EvalInfo,
     ImportReport,
     LabeledTrace,
     RunInfo,
@@ -56,7 +62,7 @@ IMPORT_CHUNK_BYTES = 1024 * 1024
 @dataclass(frozen=True)
 class _Stubs:
     """The raw gRPC stubs: internal, for agenteval's own CLI where no typed method exists yet
-    (comparisons, eval generation). Not part of the public API; they may change at any time."""
+    (comparisons). Not part of the public API; they may change at any time."""
 
     runs: runner_pb2_grpc.RunServiceStub
     transcripts: transcripts_pb2_grpc.TranscriptServiceStub
@@ -265,15 +271,21 @@ class Client:
             yield ev
 
     async def _resuming(
-        self, rpc: Any, request: Any, reconnect_s: float
-    ) -> AsyncIterator[runner_pb2.WatchRunResponse]:
+        self,
+        rpc: Any,
+        request: Any,
+        reconnect_s: float,
+        position: Callable[[Any], int] = lambda ev: int(ev.seq),
+    ) -> AsyncIterator[Any]:
+        """The stream of ``rpc``, called again after a transient failure with ``request.after``
+        set to the ``position`` of the last message received."""
         deadline: float | None = None
         while True:
             try:
                 async for ev in rpc(request):
                     deadline = None
-                    if ev.seq:
-                        request.after = ev.seq
+                    if position(ev):
+                        request.after = position(ev)
                     yield ev
                 return
             except grpc.aio.AioRpcError as exc:
@@ -397,9 +409,64 @@ class Client:
         return [pb.eval_from_pb(e) for e in (await self._call(self._stubs.evals.ListEvals(request))).evals]
 
     async def get_eval(self, name: str, version: int | None = None) -> EvalInfo:
-        """One saved eval: ``version``, or the newest."""
+        """One saved eval: ``version`` (a candidate too), or the current one (what ``eval:NAME``
+        resolves to: the version promoted last, never a candidate)."""
         request = eval_generator_pb2.GetEvalRequest(name=name, version=version or 0)
         return pb.eval_from_pb((await self._call(self._stubs.evals.GetEval(request))).eval)
+
+    async def promote_eval(self, name: str, version: int) -> EvalInfo:
+        """Make a saved version (a candidate, or an older version back) what ``eval:NAME`` uses."""
+        request = eval_generator_pb2.PromoteEvalRequest(name=name, version=version)
+        return pb.eval_from_pb((await self._call(self._stubs.evals.PromoteEval(request))).eval)
+
+    # -- generating eval functions (jobs) ------------------------------------------------
+    async def start_generation_job(self, request: GenerationRequest) -> GenerationJob:
+        """Queue a generation job and return at once: it runs in the eval generator whether
+        anyone watches or not. Bad arguments and unusable datasets are refused here."""
+        message = eval_generator_pb2.StartGenerationJobRequest(request=pb.generation_request_to_pb(request))
+        resp = await self._call(self._stubs.evals.StartGenerationJob(message))
+        return pb.generation_job_from_pb(resp.job)
+
+    async def watch_generation_job(
+        self, job_id: str, after: int = 0, *, reconnect_s: float = RECONNECT_S
+    ) -> AsyncIterator[tuple[GenerationEvent, GenerationJob]]:
+        """The job's events after sequence ``after`` (all with 0), then live ones until it ends,
+        each with the job as it stands after it (its final state with the last one).
+
+        A dropped connection or a restarting server (for up to ``reconnect_s``) is followed by
+        a new watch that resumes after the last event received: nothing missed, nothing twice."""
+        request = eval_generator_pb2.WatchGenerationJobRequest(job_id=job_id, after=after)
+        stream = self._resuming(
+            self._stubs.evals.WatchGenerationJob, request, reconnect_s, lambda m: int(m.event.sequence)
+        )
+        async for msg in stream:
+            yield pb.generation_event_from_pb(msg.event), pb.generation_job_from_pb(msg.job)
+
+    async def get_generation_job(self, job_id: str) -> GenerationJob:
+        """One generation job."""
+        request = eval_generator_pb2.GetGenerationJobRequest(job_id=job_id)
+        return pb.generation_job_from_pb((await self._call(self._stubs.evals.GetGenerationJob(request))).job)
+
+    async def list_generation_jobs(
+        self, name: str | None = None, status: GenerationJobStatus | None = None, limit: int = 0
+    ) -> list[GenerationJob]:
+        """Generation jobs, newest first: of one eval name, in one status, at most ``limit`` (0: 100)."""
+        request = eval_generator_pb2.ListGenerationJobsRequest(
+            name=name or "",
+            status=pb.JOB_STATUS_TO_PB[status]
+            if status
+            else eval_generator_pb2.GENERATION_JOB_STATUS_UNSPECIFIED,
+            limit=limit,
+        )
+        resp = await self._call(self._stubs.evals.ListGenerationJobs(request))
+        return [pb.generation_job_from_pb(j) for j in resp.jobs]
+
+    async def cancel_generation_job(self, job_id: str) -> GenerationJob:
+        """Cancel a queued or running job (nothing of it is saved); Conflict once it has ended."""
+        request = eval_generator_pb2.CancelGenerationJobRequest(job_id=job_id)
+        return pb.generation_job_from_pb(
+            (await self._call(self._stubs.evals.CancelGenerationJob(request))).job
+        )
 
     async def test_eval_code(
         self,

@@ -4,7 +4,9 @@ One step is one Messages API call. The model fetches labeled training traces, wr
 ``eval_<name>``, tests it (a limited number of attempts) and refines it; the loop stops when
 a test reaches the target accuracy, the attempts run out, the model ends its turn, or the
 step limit comes (after a wrap-up call without tools). The best code is kept throughout, so
-an API failure still returns it.
+an API failure still returns it, marked as one (``stopped="error"``), as is a model whose
+replies keep being cut off at the token limit (``stopped="cut_off"``): the caller decides
+whether what it has is enough.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from agenteval.eval_generator.agent_prompt import (
     TOOL_SCHEMAS,
     append_user_text,
     as_text_messages,
+    cut_off_message,
     extract_eval_code,
     first_message,
     missing_code_message,
@@ -33,12 +36,18 @@ from agenteval.eval_generator.agent_tools import (
 EventType = Literal[
     "started", "thinking", "tool_called", "tool_result", "test_result", "wrap_up", "finished", "failed"
 ]
-StopReason = Literal["target_reached", "attempts_exhausted", "step_limit", "model_finished", "error"]
+StopReason = Literal[
+    "target_reached", "attempts_exhausted", "step_limit", "model_finished", "cut_off", "error"
+]
+FAILED_STOPS: frozenset[str] = frozenset({"cut_off", "error"})
+"""Stops that mean the model could not be used to the end."""
 
 DEFAULT_MODEL = "claude-sonnet-4-5"
 DEFAULT_MAX_TOKENS = 8192
 """Room for a long function with its reasoning; small enough for a non-streaming call."""
 MAX_EVENT_CHARS = 2000
+MAX_CUT_OFFS = 2
+"""Replies cut off at max_tokens in a row before the loop gives up on the model."""
 
 
 @dataclass
@@ -50,6 +59,10 @@ class LoopEvent:
     step: int
     """Model calls made so far."""
     accuracy: float | None = None
+    input_tokens: int = 0
+    """Tokens spent so far (cumulative), so a caller interrupted mid-loop still knows them."""
+    output_tokens: int = 0
+    attempts: int = 0
 
 
 @dataclass
@@ -66,6 +79,8 @@ class LoopResult:
     output_tokens: int
     notes: dict[str, str] = field(default_factory=dict)
     stopped: StopReason = "model_finished"
+    error: str | None = None
+    """What went wrong when ``stopped`` is error or cut_off."""
 
 
 OnEvent = Callable[[LoopEvent], Awaitable[None]]
@@ -152,10 +167,21 @@ class _Loop:
         self.steps = 0
         self.input_tokens = 0
         self.output_tokens = 0
+        self.cut_offs = 0
 
     async def emit(self, type: EventType, message: str, accuracy: float | None = None) -> None:
         if self.on_event is not None:
-            await self.on_event(LoopEvent(type, _clip(message), self.steps, accuracy))
+            await self.on_event(
+                LoopEvent(
+                    type,
+                    _clip(message),
+                    self.steps,
+                    accuracy,
+                    self.input_tokens,
+                    self.output_tokens,
+                    self.tools.attempts,
+                )
+            )
 
     async def run(self, opening: str) -> LoopResult:
         t = self.tools
@@ -174,7 +200,23 @@ class _Loop:
                     await self.emit(
                         "wrap_up", f"step limit near: asking for the final function ({self.steps} steps)"
                     )
-                texts, tool_uses = await self._call(with_tools=not wrapped)
+                texts, tool_uses, cut_off = await self._call(with_tools=not wrapped)
+                if cut_off:
+                    self.cut_offs += 1
+                    if self.cut_offs >= MAX_CUT_OFFS:
+                        error = (
+                            f"{self.cut_offs} replies in a row were cut off at max_tokens={self.max_tokens}"
+                        )
+                        await self.emit("failed", f"the model cannot finish a reply: {error}")
+                        return self._result("cut_off", t.best_code, error)
+                    # Its tool calls and code may be incomplete: nothing of it is run or kept.
+                    self.messages.append({"role": "assistant", "content": "\n".join(texts) or "(cut off)"})
+                    self.messages.append({"role": "user", "content": cut_off_message(self.max_tokens)})
+                    await self.emit(
+                        "thinking", "the reply was cut off at the token limit; asking for a shorter one"
+                    )
+                    continue
+                self.cut_offs = 0
                 code = extract_eval_code("\n".join(texts), self.name)
                 if wrapped:
                     if code is not None:
@@ -192,13 +234,13 @@ class _Loop:
                     return await self._finish("attempts_exhausted", None)
             return await self._finish("step_limit", None)
         except self.api_error as exc:
-            await self.emit(
-                "failed", f"the model API failed after {self.steps} steps: {type(exc).__name__}: {exc}"
-            )
-            return self._result("error", t.best_code)
+            error = f"the model API failed after {self.steps} steps: {type(exc).__name__}: {exc}"
+            await self.emit("failed", error)
+            return self._result("error", t.best_code, error)
 
-    async def _call(self, *, with_tools: bool) -> tuple[list[str], list[dict[str, Any]]]:
-        """One step: call the model, record its turn, stream its text; its texts and tool calls."""
+    async def _call(self, *, with_tools: bool) -> tuple[list[str], list[dict[str, Any]], bool]:
+        """One step: call the model, record its turn, stream its text; its texts and tool calls, and
+        whether the reply was cut off at max_tokens (then nothing of it is recorded)."""
         request: dict[str, Any] = {"model": self.model, "max_tokens": self.max_tokens, "system": self.system}
         if with_tools:
             request.update(messages=self.messages, tools=TOOL_SCHEMAS)
@@ -227,9 +269,11 @@ class _Loop:
                 use = {"type": "tool_use", "id": block.id, "name": block.name, "input": tool_input}
                 blocks.append(use)
                 tool_uses.append({**use, "input": block.input})
+        if getattr(response, "stop_reason", None) == "max_tokens":
+            return texts, [], True
         if with_tools and tool_uses:
             self.messages.append({"role": "assistant", "content": blocks})
-        return texts, tool_uses
+        return texts, tool_uses, False
 
     async def _run_tools(self, tool_uses: list[dict[str, Any]]) -> None:
         """Run every tool call of the last turn and answer them all in one user message."""
@@ -264,7 +308,7 @@ class _Loop:
         )
         return result
 
-    def _result(self, stopped: StopReason, code: str | None) -> LoopResult:
+    def _result(self, stopped: StopReason, code: str | None, error: str | None = None) -> LoopResult:
         return LoopResult(
             code=code,
             accuracy=self.tools.accuracy_of(code),
@@ -274,6 +318,7 @@ class _Loop:
             output_tokens=self.output_tokens,
             notes=dict(self.tools.notes),
             stopped=stopped,
+            error=error,
         )
 
 
@@ -297,6 +342,7 @@ def _describe_args(args: Any) -> str:
 
 
 __all__ = [
+    "FAILED_STOPS",
     "CodeTester",
     "EventType",
     "LoopEvent",

@@ -101,6 +101,14 @@ def missing_code_message(name: str) -> str:
     )
 
 
+def cut_off_message(max_tokens: int) -> str:
+    """Sent after a reply that was cut off at the token limit (its tool calls were not run)."""
+    return (
+        f"Your last reply was cut off at the limit of {max_tokens} output tokens, so none of it "
+        "was run. Reply again, shorter: less explanation, one tool call or one compact function."
+    )
+
+
 def _schema(name: str, description: str, properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
     schema: dict[str, Any] = {"type": "object", "properties": properties}
     if required:
@@ -243,6 +251,7 @@ __all__ = [
     "WRAP_UP_MESSAGE",
     "append_user_text",
     "as_text_messages",
+    "cut_off_message",
     "extract_eval_code",
     "first_message",
     "missing_code_message",

@@ -294,7 +294,8 @@ class AgentTools:
             self._tested[normalize_code(args.code)] = accuracy
             if self.best_accuracy is None or accuracy >= self.best_accuracy:  # ties: the later
                 self.best_code, self.best_accuracy = args.code, accuracy
-            if accuracy >= self.target_accuracy:
+            # Code that fails on some traces is not done, however accurate on the others.
+            if accuracy >= self.target_accuracy and not report.get("errors"):
                 self.target_reached = True
         return ToolOutcome(
             _dumps(self._test_payload(report, attempt)), self._test_line(report, attempt), test=attempt
@@ -312,6 +313,11 @@ class AgentTools:
             verdict = "the code cannot run: fix the error"
         elif not attempt.full:
             verdict = "tested on a subset: only a test on all traces counts toward the target"
+        elif report.get("errors"):
+            verdict = (
+                f"the code failed on {report.get('errors')} traces (see the mismatches' errors): "
+                "code that fails on any trace is not accepted, whatever its accuracy"
+            )
         elif attempt.accuracy >= self.target_accuracy:
             verdict = f"target of {target} reached"
         else:

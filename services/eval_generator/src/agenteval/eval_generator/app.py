@@ -7,7 +7,8 @@ from pathlib import Path
 from faststream.nats import NatsBroker
 
 from agenteval.eval_generator.grpc_api import EvalGeneratorServicer
-from agenteval.eval_generator.repository import EvalRepository
+from agenteval.eval_generator.jobs import JobManager, JobSettings
+from agenteval.eval_generator.repository import EvalRepository, JobRepository
 from agenteval.eval_generator.service import EvalGenerator
 from agenteval.eval_generator.settings import EvalGeneratorSettings
 from agenteval.runtime.grpc_server import GrpcServer
@@ -29,6 +30,15 @@ class EvalGeneratorComponent:
         self.repo = EvalRepository(self.engine)
         self._targets = (self.settings.transcripts_addr or "", self.settings.grader_addr or "")
         self._generator: EvalGenerator | None = None
+        self.jobs = JobManager(
+            JobRepository(self.engine),
+            self.generator,
+            JobSettings(
+                max_running=self.settings.jobs_max_running,
+                poll_interval_s=self.settings.job_poll_interval_s,
+                lease_s=self.settings.job_lease_s,
+            ),
+        )
 
     async def prepare(self) -> None:
         await upgrade(self.engine, "eval_generator", MIGRATIONS)
@@ -39,7 +49,7 @@ class EvalGeneratorComponent:
     def register_grpc(self, server: GrpcServer) -> None:
         server.add(
             eval_generator_pb2_grpc.add_EvalGeneratorServiceServicer_to_server,
-            EvalGeneratorServicer(self.repo, self.generator),
+            EvalGeneratorServicer(self.repo, self.jobs),
             [eval_generator_pb2.DESCRIPTOR.services_by_name["EvalGeneratorService"].full_name],
         )
 
@@ -49,6 +59,13 @@ class EvalGeneratorComponent:
             self.settings.transcripts_addr or host.target,
             self.settings.grader_addr or host.target,
         )
+        # Queued jobs, and those a stopped or dead instance left, run from now on.
+        await self.jobs.start()
+
+    async def stopping(self) -> None:
+        """Before the gRPC server stops: running jobs go back to the queue while the services
+        they call (the grader, in embedded mode this very server) still answer."""
+        await self.jobs.stop()
 
     def generator(self) -> EvalGenerator:
         if self._generator is None:
@@ -58,4 +75,5 @@ class EvalGeneratorComponent:
         return self._generator
 
     async def close(self) -> None:
+        await self.jobs.stop()
         await self.engine.dispose()

@@ -1,64 +1,49 @@
-"""The eval-generator's domain: from a labeled dataset to a saved, versioned eval function.
+"""The eval-generator's domain: from a labeled dataset to the eval function worth saving.
 
-The dataset is split (seeded, stratified) into a training part the generator may see
-and a held-out part it never sees; the saved eval records the accuracy on both, both
-measured by the grader's sandbox (TestEvalCode), not in this process.
+The dataset is split (seeded, stratified) into a training part the generator may see and a
+held-out part it never sees. Every candidate (the synthesizer's rule, each function the model
+tested, the model's final function, the version saved before) is measured on the same
+training split by the grader's sandbox (TestEvalCode), not in this process; code that fails
+or times out on any trace is never chosen. The chosen function is then measured on the
+held-out part. It is promoted (what ``eval:NAME`` resolves to) only when both accuracies
+reach the target; otherwise it is saved as a candidate. Saving is the job runner's business
+(:mod:`agenteval.eval_generator.jobs`), so a generation ends in one transaction.
 """
 
 from __future__ import annotations
 
-import os
-import re
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+import asyncio
+import json
 from datetime import UTC, datetime
-from typing import Any, Literal, Protocol
+from typing import Any
 
-from agenteval.contracts.errors import InvalidArgument
-from agenteval.contracts.records import EvalSplit
+from agenteval.contracts.errors import Unavailable
+from agenteval.contracts.evals import EvalSplit, GenerationRequest
+from agenteval.eval_generator.agent_loop import FAILED_STOPS
 from agenteval.eval_generator.repository import EvalRepository
+from agenteval.eval_generator.request import (
+    Backends,
+    Emit,
+    GenerationResult,
+    Labeled,
+    ModelUnusable,
+    OnUsage,
+    Progress,
+    ProgressType,
+    Usage,
+    check_counts,
+    llm_available,
+    validate,
+)
+from agenteval.eval_generator.selection import Candidate, choose, gather, measure_all
 
-EVAL_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,99}$")
-Labeled = tuple[str, dict[str, Any], str]  # (trace id, trace dict, "positive"|"negative")
-
-
-class Backends(Protocol):
-    """What generation needs from other services (the transcript-store and the grader)."""
-
-    async def labeled_traces(self, dataset: str) -> tuple[int, list[Labeled]]:
-        """(dataset version, its labeled traces)."""
-
-    async def test_code(self, code: str, traces: list[Labeled]) -> dict[str, Any]:
-        """TestEvalCode on ``traces``: accuracy, total, correct, incorrect, errors, mismatches, code_error."""
-
-
-@dataclass
-class GenerateRequest:
-    name: str
-    dataset: str
-    method: Literal["auto", "llm", "synthesizer"] = "auto"
-    model: str = "claude-sonnet-4-5"
-    target_accuracy: float = 0.8
-    max_attempts: int = 5
-    max_steps: int = 50
-    holdout_fraction: float = 0.3
-    seed: int = 0
-
-
-@dataclass
-class Progress:
-    type: str  # started, thinking, tool_called, tool_result, test_result, saved, failed
-    message: str
-    accuracy: float | None = None
-    step: int = 0
-    eval: dict[str, Any] | None = None
-
-
-Emit = Callable[[Progress], Awaitable[None]]
-
-
-def llm_available() -> bool:
-    return bool(os.environ.get("ANTHROPIC_API_KEY"))
+_LOOP_EVENTS: dict[str, ProgressType] = {
+    "tool_called": "tool_called",
+    "tool_result": "tool_result",
+    "test_result": "test_result",
+    "failed": "warning",
+}
+"""The loop's events as generation events (the others are its thinking)."""
 
 
 class EvalGenerator:
@@ -66,35 +51,28 @@ class EvalGenerator:
         self.repo = repo
         self.backends = backends
 
-    def _validate(self, req: GenerateRequest) -> None:
-        if not EVAL_NAME.match(req.name or ""):
-            raise InvalidArgument(f"invalid eval name {req.name!r}: a letter, then letters, digits or _")
-        if not req.dataset:
-            raise InvalidArgument("generation needs a dataset of labeled traces")
-        if not 0.0 < req.holdout_fraction < 0.9:
-            raise InvalidArgument("holdout fraction must be between 0 and 0.9")
-        if req.method not in ("auto", "llm", "synthesizer"):
-            raise InvalidArgument(f"method must be auto, llm or synthesizer, got {req.method!r}")
-        if req.method == "llm" and not llm_available():
-            raise InvalidArgument(
-                "method 'llm' needs ANTHROPIC_API_KEY; use 'synthesizer' (or 'auto') offline"
-            )
+    async def check(self, req: GenerationRequest) -> None:
+        """Arguments and the dataset, before a job is queued: InvalidArgument or NotFound."""
+        validate(req)
+        positives, negatives = await self.backends.label_counts(req.dataset)
+        check_counts(req.dataset, positives, negatives)
 
-    async def generate(self, req: GenerateRequest, emit: Emit) -> dict[str, Any]:
+    async def generate(self, req: GenerationRequest, emit: Emit, on_usage: OnUsage) -> GenerationResult:
+        """Split, synthesize, let the model work (if it is to), choose, measure on the held-out part."""
+        from agenteval.eval_generator.loop_backends import SplitCodeTester
         from agenteval.eval_generator.synthesizer import split_dataset, synthesize
 
-        self._validate(req)
+        validate(req)
         version, labeled = await self.backends.labeled_traces(req.dataset)
         labels = [lab for _, _, lab in labeled]
-        if len(labeled) < 10 or len(set(labels)) < 2:
-            raise InvalidArgument(
-                f"dataset {req.dataset!r} needs at least 10 labeled traces with both labels "
-                f"(has {len(labeled)}: {labels.count('positive')} positive, {labels.count('negative')} negative)"
-            )
+        check_counts(req.dataset, labels.count("positive"), labels.count("negative"))
         train_idx, test_idx = split_dataset(labeled, labels, holdout=req.holdout_fraction, seed=req.seed)
         train = [labeled[i] for i in train_idx]
         held_out = [labeled[i] for i in test_idx]
         method = req.method if req.method != "auto" else ("llm" if llm_available() else "synthesizer")
+        if method == "llm" and not llm_available():  # validate() let it through: a fallback is allowed
+            await emit(Progress("warning", "no ANTHROPIC_API_KEY: the synthesizer instead, as allowed"))
+            method = "synthesizer"
         await emit(
             Progress(
                 "started",
@@ -102,88 +80,177 @@ class EvalGenerator:
                 f"(dataset {req.dataset} v{version}); method {method}",
             )
         )
-
-        synth = synthesize([t for _, t, _ in train], [lab for _, _, lab in train], req.name, seed=req.seed)
+        usage = Usage(stop_reason="synthesizer")
+        await on_usage(usage)
+        synth = await asyncio.to_thread(
+            synthesize, [t for _, t, _ in train], [lab for _, _, lab in train], req.name, seed=req.seed
+        )
         await emit(Progress("thinking", f"synthesizer rule: {synth.rule_description}"))
-        code, generator = synth.code, "synthesizer"
-        if method == "llm":
-            code, generator = await self._llm(req, train, synth.code, emit)
 
-        train_report = await self.backends.test_code(code, train)
-        if generator != "synthesizer" and train_report.get("code_error"):
-            # The model's final code must run; the synthesizer's rule it started from does.
-            await emit(
-                Progress(
-                    "thinking",
-                    f"the model's code cannot run ({train_report['code_error']}); keeping the synthesizer's",
-                )
+        tester = SplitCodeTester(train, self.backends)
+        final_code: str | None = None
+        if method == "llm":
+            final_code, usage = await self._model(req, tester, synth.code, emit, on_usage)
+
+        previous = await self.repo.get(req.name) or next(iter(await self.repo.versions(req.name)), None)
+        candidates = gather(
+            previous=(previous["version"], previous["code"]) if previous else None,
+            synthesizer=synth.code,
+            tested=tester.tested,
+            final=final_code,
+        )
+        await measure_all(candidates, tester.measure, emit)
+        chosen = choose(candidates)
+        if chosen is None:
+            raise Unavailable(
+                "no candidate can run on the training traces (each failed or timed out on some); "
+                "nothing was saved"
             )
-            code, generator = synth.code, "synthesizer"
-            train_report = await self.backends.test_code(code, train)
-        if train_report.get("code_error"):
-            await emit(Progress("failed", f"the generated code cannot run: {train_report['code_error']}"))
-            raise InvalidArgument(f"generated code failed validation: {train_report['code_error']}")
+        await self._explain(chosen, candidates, method, emit)
+
+        holdout = await self.backends.test_code(chosen.code, held_out)
+        holdout_accuracy = float(holdout["accuracy"])
+        holdout_errors = int(holdout.get("errors") or 0)
         await emit(
             Progress(
                 "test_result",
-                f"training accuracy {train_report['accuracy']:.1%}",
-                accuracy=train_report["accuracy"],
+                f"held-out accuracy {holdout_accuracy:.1%} on {len(held_out)} traces never seen"
+                + (f" ({holdout_errors} failed)" if holdout_errors else ""),
+                accuracy=holdout_accuracy,
             )
         )
-        holdout_report = await self.backends.test_code(code, held_out)
-        await emit(
-            Progress(
-                "test_result",
-                f"held-out accuracy {holdout_report['accuracy']:.1%} on {len(held_out)} traces never seen",
-                accuracy=holdout_report["accuracy"],
-            )
+        result = GenerationResult(
+            "candidate", chosen.train_accuracy, holdout_accuracy, usage, "", candidates=candidates
         )
-        row = await self.repo.save(
-            name=req.name,
-            code=code,
-            generator=generator,
-            train_accuracy=train_report["accuracy"],
-            holdout_accuracy=holdout_report["accuracy"],
-            dataset=req.dataset,
-            dataset_version=version,
-            split_json=EvalSplit(
+        if chosen.source == "previous":
+            assert previous is not None
+            result.outcome, result.kept = "kept", previous
+            result.message = (
+                f"kept {req.name} v{previous['version']}: no candidate did better on the training traces"
+            )
+            return result
+        target = req.target_accuracy
+        short = [
+            f"{what} {accuracy:.1%}"
+            for what, accuracy in (("training", chosen.train_accuracy), ("held-out", holdout_accuracy))
+            if accuracy < target
+        ] + ([f"{holdout_errors} held-out traces failed"] if holdout_errors else [])
+        if not short:
+            result.outcome = "promoted"
+            result.message = f"saved {req.name} v{{version}}: the current version, eval:{req.name} uses it"
+        else:
+            result.message = (
+                f"saved {req.name} v{{version}} as a candidate below the target of {target:.0%} "
+                f"({', '.join(short)}): eval:{req.name} does not use it until it is promoted "
+                f"(agent-eval evals promote {req.name}@{{version}})"
+            )
+        now = datetime.now(UTC)
+        generator = req.model if chosen.source.startswith("model") else "synthesizer"
+        result.save = {
+            "name": req.name,
+            "code": chosen.code,
+            "generator": generator,
+            "train_accuracy": chosen.train_accuracy,
+            "holdout_accuracy": holdout_accuracy,
+            "dataset": req.dataset,
+            "dataset_version": version,
+            "split_json": EvalSplit(
                 seed=req.seed,
                 holdout_fraction=req.holdout_fraction,
                 train=[i for i, _, _ in train],
                 holdout=[i for i, _, _ in held_out],
             ).model_dump_json(),
-            description=synth.rule_description if generator == "synthesizer" else f"written by {generator}",
-            created_at=datetime.now(UTC),
+            "description": synth.rule_description
+            if generator == "synthesizer"
+            else f"written by {generator}",
+            "created_at": now,
+            "status": "active" if result.outcome == "promoted" else "candidate",
+            "promoted_at": now if result.outcome == "promoted" else None,
+            "target_accuracy": target,
+            "candidates_json": json.dumps([c.to_dict() for c in candidates]),
+        }
+        return result
+
+    async def _model(
+        self, req: GenerationRequest, tester: Any, start_code: str, emit: Emit, on_usage: OnUsage
+    ) -> tuple[str | None, Usage]:
+        """Run the model's loop: its final code (None when it cannot be used and a fallback is
+        allowed) and what it spent. ModelUnusable when it cannot be used and no fallback is."""
+        result = await self._llm(req, tester, start_code, emit, on_usage)
+        usage = Usage(
+            model=req.model,
+            input_tokens=result.input_tokens,
+            output_tokens=result.output_tokens,
+            attempts=result.attempts,
+            steps=result.steps,
+            stop_reason=result.stopped,
+        )
+        await on_usage(usage)
+        if result.stopped not in FAILED_STOPS:
+            return result.code, usage
+        if not (req.allow_fallback or req.method == "auto"):
+            raise ModelUnusable(
+                f"the model could not be used: {result.error}; nothing was saved (rerun it, or "
+                "allow a fallback to choose among the synthesizer's rule and what the model tested)"
+            )
+        await emit(
+            Progress(
+                "warning",
+                f"the model could not be used ({result.error}); choosing among the other "
+                "candidates, as a fallback is allowed",
+            )
+        )
+        return None, usage
+
+    @staticmethod
+    async def _explain(chosen: Candidate, candidates: list[Candidate], method: str, emit: Emit) -> None:
+        if method != "llm" or chosen.source.startswith("model"):
+            await emit(Progress("thinking", f"chose {chosen.describe()}: {chosen.note}"))
+            return
+        model_best = max(
+            (c for c in candidates if c.source.startswith("model") and c.eligible),
+            key=lambda c: c.train_accuracy,
+            default=None,
+        )
+        theirs = (
+            f"the best of them had {model_best.train_accuracy:.1%}"
+            if model_best
+            else "none could run on every training trace"
         )
         await emit(
             Progress(
-                "saved", f"saved {req.name} v{row['version']}", accuracy=holdout_report["accuracy"], eval=row
+                "warning",
+                f"the model's functions were not chosen: {chosen.describe()} had "
+                f"{chosen.train_accuracy:.1%} on the training traces, {theirs}",
             )
         )
-        return row
 
     async def _llm(
-        self, req: GenerateRequest, train: list[Labeled], start_code: str, emit: Emit
-    ) -> tuple[str, str]:
+        self, req: GenerationRequest, tester: Any, start_code: str, emit: Emit, on_usage: OnUsage
+    ) -> Any:
         from agenteval.eval_generator.agent_loop import run_agent_loop
-        from agenteval.eval_generator.loop_backends import SplitCodeTester, SplitTraceSource
+        from agenteval.eval_generator.loop_backends import SplitTraceSource
 
         async def on_event(ev: Any) -> None:
             await emit(
                 Progress(
-                    ev.type
-                    if ev.type in ("thinking", "tool_called", "tool_result", "test_result")
-                    else "thinking",
-                    ev.message,
-                    accuracy=ev.accuracy,
-                    step=ev.step,
+                    _LOOP_EVENTS.get(ev.type, "thinking"), ev.message, accuracy=ev.accuracy, step=ev.step
+                )
+            )
+            await on_usage(
+                Usage(
+                    model=req.model,
+                    input_tokens=ev.input_tokens,
+                    output_tokens=ev.output_tokens,
+                    attempts=ev.attempts,
+                    steps=ev.step,
                 )
             )
 
-        result = await run_agent_loop(
+        return await run_agent_loop(
             req.name,
-            SplitTraceSource(train),
-            SplitCodeTester(train, self.backends),
+            SplitTraceSource(tester.train),
+            tester,
             model=req.model,
             target_accuracy=req.target_accuracy,
             max_attempts=req.max_attempts,
@@ -192,11 +259,16 @@ class EvalGenerator:
             start_code=start_code,
             on_event=on_event,
         )
-        if not result.code:
-            await emit(
-                Progress(
-                    "thinking", f"the model gave no usable code ({result.stopped}); keeping the synthesizer's"
-                )
-            )
-            return start_code, "synthesizer"
-        return result.code, req.model
+
+
+__all__ = [
+    "Backends",
+    "EvalGenerator",
+    "GenerationRequest",
+    "GenerationResult",
+    "Labeled",
+    "ModelUnusable",
+    "Progress",
+    "Usage",
+    "validate",
+]

@@ -1,5 +1,6 @@
 """Eval-generator settings (env prefix ``AGENTEVAL_EVALGEN_``)."""
 
+from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -16,3 +17,9 @@ class EvalGeneratorSettings(BaseSettings):
     """GraderService address (embedded: this process's)."""
     model: str = "claude-sonnet-4-5"
     """Model of the generation loop when an API key is configured."""
+    jobs_max_running: int = Field(default=2, ge=1)
+    """Generation jobs one instance runs at once; more wait queued (for any instance)."""
+    job_poll_interval_s: float = Field(default=1.0, gt=0)
+    """How often an instance renews its jobs' leases and looks for queued jobs and cancels."""
+    job_lease_s: float = Field(default=30.0, gt=0)
+    """A running job not renewed for this long (its instance died) is run again by another."""

@@ -1,4 +1,4 @@
-"""What the services report: runs, stored trials and their grades, imported traces, saved evals."""
+"""What the services report: runs, stored trials and their grades, imported traces, eval tests."""
 
 from __future__ import annotations
 
@@ -13,9 +13,7 @@ from agenteval.contracts.pb._summary import summary_from_pb, summary_to_pb
 from agenteval.contracts.pb._trace import TRIAL_STATUS_FROM_PB, TRIAL_STATUS_TO_PB, trace_from_pb, trace_to_pb
 from agenteval.contracts.records import (
     EvalCodeReport,
-    EvalInfo,
     EvalMismatch,
-    EvalSplit,
     ImportProblem,
     ImportReport,
     LabeledTrace,
@@ -23,7 +21,7 @@ from agenteval.contracts.records import (
     TraceInfo,
     TrialRecord,
 )
-from agenteval.v1 import common_pb2, eval_generator_pb2, grader_pb2, runner_pb2, trace_pb2, transcripts_pb2
+from agenteval.v1 import common_pb2, grader_pb2, runner_pb2, trace_pb2, transcripts_pb2
 
 RUN_STATUS_TO_PB = {
     "pending": common_pb2.RUN_STATUS_PENDING,
@@ -280,53 +278,4 @@ def eval_report_from_pb(m: grader_pb2.TestEvalCodeResponse) -> EvalCodeReport:
             )
             for x in m.mismatches
         ],
-    )
-
-
-def eval_to_pb(e: EvalInfo) -> eval_generator_pb2.Eval:
-    msg = eval_generator_pb2.Eval(
-        name=e.name,
-        version=e.version,
-        code=e.code,
-        generator=e.generator,
-        train_accuracy=e.train_accuracy,
-        holdout_accuracy=e.holdout_accuracy,
-        dataset=e.dataset,
-        dataset_version=e.dataset_version,
-        created_at=_time_to_pb(e.created_at),
-        description=e.description,
-    )
-    if e.split is not None:
-        msg.split.CopyFrom(
-            eval_generator_pb2.Split(
-                seed=e.split.seed,
-                holdout_fraction=e.split.holdout_fraction,
-                train_trace_ids=e.split.train,
-                holdout_trace_ids=e.split.holdout,
-            )
-        )
-    return msg
-
-
-def eval_from_pb(m: eval_generator_pb2.Eval) -> EvalInfo:
-    split = None
-    if m.HasField("split"):
-        split = EvalSplit(
-            seed=m.split.seed,
-            holdout_fraction=m.split.holdout_fraction,
-            train=list(m.split.train_trace_ids),
-            holdout=list(m.split.holdout_trace_ids),
-        )
-    return EvalInfo(
-        name=m.name,
-        version=m.version,
-        code=m.code,
-        generator=m.generator,
-        train_accuracy=m.train_accuracy,
-        holdout_accuracy=m.holdout_accuracy,
-        dataset=m.dataset,
-        dataset_version=m.dataset_version,
-        split=split,
-        created_at=_time_from_pb(m.created_at),
-        description=m.description,
     )
