@@ -7,6 +7,7 @@ must come back equal, with every integer still an int and every float still a fl
 
 from __future__ import annotations
 
+from datetime import UTC
 from typing import Any
 
 import pytest
@@ -15,11 +16,20 @@ from hypothesis import strategies as st
 
 from agenteval.contracts import pb
 from agenteval.contracts.errors import InvalidArgument
+from agenteval.contracts.evals import (
+    EvalCandidate,
+    EvalInfo,
+    EvalSplit,
+    GenerationEvent,
+    GenerationJob,
+    GenerationRequest,
+    GenerationUsage,
+)
 from agenteval.contracts.events import GradeRecord
-from agenteval.contracts.records import EvalInfo, EvalSplit, RunInfo, TrialRecord
+from agenteval.contracts.records import RunInfo, TrialRecord
 from agenteval.contracts.suite import Case, GraderSpec, Suite
 from agenteval.contracts.trace import Message, Step, Trace, TrialError, Usage
-from agenteval.v1 import suite_pb2, trace_pb2
+from agenteval.v1 import eval_generator_pb2, suite_pb2, trace_pb2
 
 PROPERTY = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -28,7 +38,7 @@ text = st.text(st.characters(exclude_categories=("Cs",)), max_size=20)
 ints = st.integers(min_value=-(2**70), max_value=2**70)
 floats = st.floats(allow_nan=False, allow_infinity=False)
 int64 = st.integers(min_value=-(2**63), max_value=2**63 - 1)
-counts = st.integers(min_value=0, max_value=2**63 - 1)  # token counts: 64-bit, never negative
+counts = st.integers(min_value=0, max_value=2**63 - 1)  # token counts: never negative
 json_values = st.recursive(
     st.none() | st.booleans() | ints | floats | text,
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(text, inner, max_size=4),
@@ -282,3 +292,133 @@ def test_records_round_trip() -> None:
         split=EvalSplit(seed=7, train=["a"], holdout=["b"]),
     )
     assert pb.eval_from_pb(pb.eval_to_pb(saved)) == saved
+
+
+times = st.none() | st.datetimes(timezones=st.just(UTC))
+nonempty = text.filter(bool)
+unit = st.floats(min_value=0.0, max_value=1.0)
+generation_usages = st.builds(
+    GenerationUsage,
+    model=text,
+    input_tokens=counts,
+    output_tokens=counts,
+    cost_usd=floats,
+    price_known=st.booleans(),
+    attempts=st.integers(0, 2**31 - 1),
+    steps=st.integers(0, 2**31 - 1),
+    stop_reason=text,
+)
+candidates = st.builds(
+    EvalCandidate,
+    source=st.sampled_from(["synthesizer", "model_tested", "model_final", "previous"]),
+    train_accuracy=unit,
+    errors=st.integers(0, 2**31 - 1),
+    code_error=st.none() | nonempty,
+    chosen=st.booleans(),
+    note=text,
+    version=st.integers(0, 2**31 - 1),
+)
+evals = st.builds(
+    EvalInfo,
+    name=nonempty,
+    version=st.integers(1, 2**31 - 1),
+    code=text,
+    generator=text,
+    train_accuracy=unit,
+    holdout_accuracy=unit,
+    dataset=text,
+    dataset_version=st.integers(0, 2**31 - 1),
+    split=st.none()
+    | st.builds(
+        EvalSplit, seed=int64, holdout_fraction=unit, train=st.lists(text, max_size=3), holdout=st.lists(text)
+    ),
+    created_at=times,
+    description=text,
+    status=st.sampled_from(["current", "active", "candidate"]),
+    promoted_at=times,
+    target_accuracy=unit,
+    job_id=text,
+    usage=generation_usages,
+    candidates=st.lists(candidates, max_size=4),
+)
+# Zeros and empty strings of a request mean "the default" on the wire: a request holds none.
+requests = st.builds(
+    GenerationRequest,
+    name=text,
+    dataset=text,
+    method=st.sampled_from(["auto", "llm", "synthesizer"]),
+    model=nonempty,
+    target_accuracy=unit.filter(bool),
+    max_attempts=st.integers(1, 2**31 - 1),
+    max_steps=st.integers(1, 2**31 - 1),
+    holdout_fraction=unit.filter(bool),
+    seed=int64,
+    allow_fallback=st.booleans(),
+)
+jobs = st.builds(
+    GenerationJob,
+    job_id=nonempty,
+    status=st.sampled_from(["queued", "running", "done", "failed", "cancelled"]),
+    request=requests,
+    created_at=times,
+    started_at=times,
+    finished_at=times,
+    outcome=st.none() | st.sampled_from(["promoted", "candidate", "kept"]),
+    eval_version=st.integers(0, 2**31 - 1),
+    error=st.none() | nonempty,
+    error_code=st.none() | nonempty,
+    usage=generation_usages,
+    runs=st.integers(0, 2**31 - 1),
+    last_sequence=int64,
+    train_accuracy=unit,
+    holdout_accuracy=unit,
+)
+events = st.builds(
+    GenerationEvent,
+    type=st.sampled_from(sorted(pb.GENERATE_EVENT_TO_PB)),
+    message=text,
+    sequence=int64,
+    accuracy=unit,
+    step=st.integers(0, 2**31 - 1),
+    created_at=times,
+    eval=st.none() | evals,
+)
+
+
+@PROPERTY
+@given(evals)
+def test_a_saved_eval_round_trips_exactly_with_its_status_usage_and_candidates(saved: EvalInfo) -> None:
+    wire = pb.eval_to_pb(saved).SerializeToString()
+    assert_same(pb.eval_from_pb(eval_generator_pb2.Eval.FromString(wire)), saved)
+
+
+@PROPERTY
+@given(jobs, events)
+def test_a_generation_job_and_its_events_round_trip_exactly(
+    job: GenerationJob, event: GenerationEvent
+) -> None:
+    wire = pb.generation_job_to_pb(job).SerializeToString()
+    assert_same(pb.generation_job_from_pb(eval_generator_pb2.GenerationJob.FromString(wire)), job)
+    wire = pb.generation_event_to_pb(event).SerializeToString()
+    assert_same(pb.generation_event_from_pb(eval_generator_pb2.GenerationEvent.FromString(wire)), event)
+    one_call = pb.generate_eval_response_from_pb(pb.generate_eval_response_to_pb(event))
+    assert one_call == event.model_copy(update={"sequence": 0, "created_at": None})
+
+
+def test_a_request_from_another_client_gets_the_defaults_for_unset_fields() -> None:
+    got = pb.generation_request_from_pb(eval_generator_pb2.GenerateEvalRequest(name="e", dataset="d"))
+    assert got == GenerationRequest(name="e", dataset="d")
+    assert (got.method, got.target_accuracy, got.max_steps, got.holdout_fraction) == ("auto", 0.8, 50, 0.3)
+
+
+def test_a_request_with_an_unknown_method_is_refused_naming_the_choices() -> None:
+    with pytest.raises(InvalidArgument, match="method must be auto, llm or synthesizer, got 'gpt'"):
+        pb.generation_request_from_pb(
+            eval_generator_pb2.GenerateEvalRequest(name="e", dataset="d", method="gpt")
+        )
+
+
+def test_an_eval_saved_before_statuses_reads_as_promoted() -> None:
+    old = eval_generator_pb2.Eval(name="e", version=1, code="def eval_e(t, ctx=None): ...")
+    got = pb.eval_from_pb(old)
+    assert (got.status, got.promoted_at, got.candidates, got.usage) == ("active", None, [], GenerationUsage())
