@@ -67,8 +67,11 @@ async def test_trial_requested_handler_runs_the_agent_and_publishes_trial_comple
     runner_handlers.register(broker, service)
     [spec] = [s for s in bus._batch_specs.pop(id(broker)) if s.durable == "runner-trial-requested"]
     assert spec.max_workers == 4
-    await spec.handler(trial(0).model_dump_json().encode())
-    await spec.handler(b'{"not": "a trial"}')  # rejected, no crash
+    try:
+        await spec.handler(trial(0).model_dump_json().encode())
+        await spec.handler(b'{"not": "a trial"}')  # rejected, no crash
+    finally:
+        await service.close()
     [(subject, done)] = sent.sent
     assert subject == SUBJECTS.trial_completed
     assert isinstance(done, TrialCompleted) and done.event_id == "trial.completed:r/c/0"

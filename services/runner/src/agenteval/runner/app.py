@@ -75,6 +75,7 @@ class RunnerComponent:
     async def prepare(self) -> None:
         await upgrade(self.engine, "runner", MIGRATIONS)
         self.service.cancelled |= await self.service.repo.cancelled_ids()
+        self.service.trials.start()  # agent workers start while the rest of the host does
 
     def register_handlers(self, broker: NatsBroker) -> None:
         self.broker = broker
@@ -93,6 +94,7 @@ class RunnerComponent:
         self.service.saved_evals = self.saved_evals
 
     async def close(self) -> None:
+        await self.service.close()
         if self.saved_evals is not None:
             await self.saved_evals.close()
         await self.watcher.close()

@@ -13,7 +13,8 @@ from pydantic import ValidationError
 from agenteval.contracts.errors import AgentEvalError
 from agenteval.contracts.events import TrialRequested
 from agenteval.contracts.trace import Step, Trace, TrialError, Usage
-from agenteval.runner.agents import load_agent
+from agenteval.runner import agents
+from agenteval.runner.agents import Agent, AgentOutput, load_agent
 from agenteval.sdk import AgentContext
 
 MAX_ERROR_CHARS = 4000
@@ -29,10 +30,17 @@ def _error(code: str, message: str, retryable: bool = False) -> TrialError:
     return TrialError(code=code, message=message[:MAX_ERROR_CHARS], retryable=retryable)
 
 
-async def run_trial(req: TrialRequested, cancelled: bool = False) -> Trace:
-    """Run the agent for one trial and return its full trace; never raises for agent faults."""
+MEMORY_HINT = ""
+"""Said after "the agent ran out of memory" (an agent worker names its limit here)."""
+
+CANCEL_GRACE_S = 0.2
+"""How long a timed-out agent gets to wind down after it is cancelled before it is abandoned
+(a task that swallows cancellation, a sync agent's thread)."""
+
+
+def trial_context(req: TrialRequested) -> AgentContext:
     case = req.case
-    ctx = AgentContext(
+    return AgentContext(
         run_id=req.run_id,
         case_id=case.id,
         trial_index=req.trial_index,
@@ -41,33 +49,73 @@ async def run_trial(req: TrialRequested, cancelled: bool = False) -> Trace:
         tool_mocks=case.tool_mocks,
         metadata=case.metadata,
     )
-    messages = [m.model_dump() for m in case.input]
-    meta: dict[str, Any] = {"seed": req.seed, "agent": req.agent, "agent_version": req.agent_version}
+
+
+def trial_metadata(seed: int, agent: str, agent_version: str) -> dict[str, Any]:
+    return {"seed": seed, "agent": agent, "agent_version": agent_version}
+
+
+def cancelled_trace(req: TrialRequested) -> Trace:
+    return Trace(
+        input=req.case.input,
+        status="error",
+        metadata=trial_metadata(req.seed, req.agent, req.agent_version),
+        error=_error("cancelled", "the run was cancelled before this trial started"),
+    )
+
+
+async def run_trial(req: TrialRequested, cancelled: bool = False) -> Trace:
+    """Run the agent for one trial in this process and return its full trace; never raises
+    for agent faults (the trusted, in-process way; agent workers call :func:`run_agent`)."""
     if cancelled:
-        return Trace(
-            input=case.input,
-            status="error",
-            metadata=meta,
-            error=_error("cancelled", "the run was cancelled before this trial started"),
-        )
+        return cancelled_trace(req)
+    trace = await run_agent(
+        req.agent,
+        [m.model_dump() for m in req.case.input],
+        trial_context(req),
+        req.timeout_s,
+        trial_metadata(req.seed, req.agent, req.agent_version),
+    )
+    trace.input = req.case.input
+    try:
+        trace.model_dump_json()
+    except Exception as exc:  # fail this trial here, not the publish of its batch
+        trace = unserializable(trace, exc)
+    return trace
+
+
+async def run_agent(
+    spec: str,
+    messages: list[dict[str, Any]],
+    ctx: AgentContext,
+    timeout_s: float,
+    meta: dict[str, Any],
+) -> Trace:
+    """Load and run the agent under its timeout; its trace (without ``input``), whatever it did."""
     started = time.perf_counter()
     status = "ok"
     error: TrialError | None = None
     output: str | None = None
     extra: dict[str, Any] = {}
     try:
-        agent = load_agent(req.agent)
-        result = await asyncio.wait_for(agent.run(messages, ctx), timeout=req.timeout_s)
+        agent = load_agent(spec)
+        result = await _call(agent, messages, ctx, timeout_s)
         output, extra = result.output, result.extra
     except TimeoutError:
         status = "timeout"
-        error = _error("timeout", f"the agent did not finish within {req.timeout_s:g}s", retryable=True)
+        error = _error("timeout", f"the agent did not finish within {timeout_s:g}s", retryable=True)
     except AgentEvalError as exc:
         status = "error"
         error = _error("agent_not_found", str(exc))
+    except MemoryError:
+        status = "error"
+        error = _error("agent_out_of_memory", f"MemoryError: the agent ran out of memory{MEMORY_HINT}")
+    except AgentExited as exc:
+        status = "error"
+        error = _error("agent_exited", f"the agent called sys.exit({exc.code!r}); the trial ends here")
     except Exception as exc:
         status = "error"
-        error = _error("agent_error", f"{type(exc).__name__}: {exc}")
+        error = _error("agent_error", f"{type(exc).__name__}: {_text(exc)}")
     latency_ms = (time.perf_counter() - started) * 1000.0
 
     steps = list(ctx.steps)
@@ -87,7 +135,6 @@ async def run_trial(req: TrialRequested, cancelled: bool = False) -> Trace:
         if isinstance(extra.get("metadata"), dict):
             meta.update(extra["metadata"])
     return Trace(
-        input=case.input,
         steps=steps,
         output=output,
         state=state,
@@ -96,6 +143,72 @@ async def run_trial(req: TrialRequested, cancelled: bool = False) -> Trace:
         status=status,
         error=error,
         metadata=meta,
+    )
+
+
+async def _call(
+    agent: Agent, messages: list[dict[str, Any]], ctx: AgentContext, timeout_s: float
+) -> AgentOutput:
+    """The agent's output, or TimeoutError once ``timeout_s`` has passed. A timed-out agent is
+    cancelled; one that does not end within CANCEL_GRACE_S is abandoned (and counted)."""
+    task = asyncio.ensure_future(_guarded(agent, messages, ctx))
+    try:
+        done, _ = await asyncio.wait((task,), timeout=timeout_s)
+        if done:
+            return task.result()
+        task.cancel()
+        done, _ = await asyncio.wait((task,), timeout=CANCEL_GRACE_S)
+        if done:
+            if not task.cancelled() and task.exception() is None:
+                return task.result()  # it finished as it was cancelled: its answer stands
+        else:
+            agents.threads.abandon(task)
+        raise TimeoutError
+    except asyncio.CancelledError:
+        task.cancel()
+        raise
+    finally:
+        # The agent's exception holds its frames (and what they hold: a memory hog's hoard);
+        # the task would keep it alive in a reference cycle until the next full collection.
+        del task
+
+
+class AgentExited(Exception):
+    """The agent raised SystemExit: the trial ends, its process does not."""
+
+    def __init__(self, code: object) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+async def _guarded(agent: Agent, messages: list[dict[str, Any]], ctx: AgentContext) -> AgentOutput:
+    # A task that raises SystemExit would take the event loop down with it.
+    try:
+        return await agent.run(messages, ctx)
+    except SystemExit as exc:
+        raise AgentExited(exc.code) from None
+
+
+def _text(exc: BaseException) -> str:
+    try:
+        return str(exc)
+    except Exception:
+        return "(its message could not be read)"
+
+
+def unserializable(trace: Trace, exc: Exception) -> Trace:
+    """An error trace in place of one that cannot be written as JSON (what can be kept is)."""
+    message = f"the agent's result cannot be serialized: {type(exc).__name__}: {_text(exc)}"
+    keep = trace.model_copy(update={"steps": [], "state": {}, "output": None})
+    meta = {k: v for k, v in trace.metadata.items() if k in ("seed", "agent", "agent_version")}
+    for field, value in (("steps", trace.steps), ("state", trace.state), ("output", trace.output)):
+        try:
+            keep.model_copy(update={field: value}).model_dump_json()
+        except Exception:
+            continue
+        keep = keep.model_copy(update={field: value})
+    return keep.model_copy(
+        update={"status": "error", "error": _error("bad_agent_output", message), "metadata": meta}
     )
 
 

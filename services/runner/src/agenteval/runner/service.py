@@ -31,10 +31,10 @@ from agenteval.contracts.summary import RunSummary
 from agenteval.contracts.trace import Trace
 from agenteval.grading.eval_function import SAVED_EVAL
 from agenteval.runner import instruments
-from agenteval.runner.agents import load_agent
-from agenteval.runner.executor import fit_trace, fits_bus, run_trial, trial_seed
+from agenteval.runner.executor import fit_trace, fits_bus, trial_seed
 from agenteval.runner.repository import RunRecord, RunRepository
 from agenteval.runner.settings import RunnerSettings
+from agenteval.runner.trials import TrialRunner
 from agenteval.runtime.coalesce import Coalescer
 from agenteval.suites import SuiteError, filter_cases, validate_suite
 
@@ -81,6 +81,7 @@ class RunnerService:
         publish: Publisher,
         transcripts: TranscriptBucket | None = None,
         windows: RunWindows | None = None,
+        trials: TrialRunner | None = None,
     ) -> None:
         self.repo = repo
         self.settings = settings
@@ -90,6 +91,8 @@ class RunnerService:
         """Where traces too large for the bus go whole (None: they are only cut)."""
         self.windows = windows
         """Where limited runs' windows are kept when replicas share the limit."""
+        self.trials = trials or TrialRunner(settings)
+        """Where agents run: agent worker processes, unless the settings trust them."""
         self.cancelled: set[str] = set()
         self._run_limits: dict[str, asyncio.Semaphore] = {}
         self._completed: Coalescer[TrialCompleted] = Coalescer(
@@ -114,7 +117,7 @@ class RunnerService:
         except SuiteError as exc:
             raise InvalidArgument(str(exc)) from None
         agent = inp.agent or suite.agent or ""
-        load_agent(agent)  # fail now, with a clear reason, not in every trial
+        await self.trials.check(agent)  # fail now, with a clear reason, not in every trial
         if inp.k is not None and not 1 <= inp.k <= 1000:
             raise InvalidArgument(f"k must be between 1 and 1000, got {inp.k}")
         if inp.timeout_s is not None and inp.timeout_s <= 0:
@@ -249,10 +252,10 @@ class RunnerService:
         instruments.TRIALS_IN_FLIGHT.inc()
         try:
             if limit is None:
-                trace = await run_trial(req, cancelled=req.run_id in self.cancelled)
+                trace = await self.trials.run(req, cancelled=req.run_id in self.cancelled)
             else:
                 async with limit:
-                    trace = await run_trial(req, cancelled=req.run_id in self.cancelled)
+                    trace = await self.trials.run(req, cancelled=req.run_id in self.cancelled)
         finally:
             instruments.TRIALS_IN_FLIGHT.dec()
         # Let the trials that wait for the slot just freed start before this one is published.
@@ -345,6 +348,10 @@ class RunnerService:
                 self._run_limits.clear()
             sem = self._run_limits[req.run_id] = asyncio.Semaphore(req.concurrency)
         return sem
+
+    async def close(self) -> None:
+        """Stop the agent workers (trials still running in them are handed back)."""
+        await self.trials.close()
 
     # -- following runs ----------------------------------------------------------------
     async def on_progress(self, events: Sequence[RunProgressed]) -> None:
