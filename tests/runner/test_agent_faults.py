@@ -163,20 +163,20 @@ async def test_hung_and_spinning_sync_agents_time_out_and_do_not_use_up_later_ru
     """A timed-out sync agent keeps its thread (a thread cannot be stopped): its worker is
     retired and replaced, so hung agents neither use up the threads of later runs nor burn a
     core for ever."""
-    monkeypatch.setenv("AGENTEVAL_RUNNER_AGENT_WORKER_THREADS", "4")
+    monkeypatch.setenv("AGENTEVAL_RUNNER_AGENT_WORKER_THREADS", "8")
     retired = (
         REGISTRY.get_sample_value("agenteval_runner_agent_worker_exits_total", {"reason": "retired"}) or 0
     )
     hung = Suite.model_validate(
         {
             "name": "hung",
-            "cases": [{"id": "faulty", "input": "x", "metadata": {"fault": "hang"}, "trials": 16}],
+            "cases": [{"id": "faulty", "input": "x", "metadata": {"fault": "hang"}, "trials": 24}],
         }
     )
     async with EmbeddedStack(tmp_path / "data") as stack, Client(stack.target) as client:
-        # More hung agents than all the workers' threads (2 x 4).
-        cases = await run_and_read(client, hung, SYNC_AGENT, k=16)
-        assert [t["trace"]["status"] for t in cases["faulty"]] == ["timeout"] * 16
+        # More hung agents than all the workers' threads (2 x 8).
+        cases = await run_and_read(client, hung, SYNC_AGENT, k=24)
+        assert [t["trace"]["status"] for t in cases["faulty"]] == ["timeout"] * 24
         for _ in range(100):  # a worker asks to be retired at its next heartbeat
             now = REGISTRY.get_sample_value(
                 "agenteval_runner_agent_worker_exits_total", {"reason": "retired"}

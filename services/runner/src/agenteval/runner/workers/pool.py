@@ -9,10 +9,9 @@ What a worker cannot report, the pool decides from outside:
   loop (named by the worker's watchdog) is blamed: ``timeout`` when its own time was up,
   else ``error``; every other trial it held is run again on another worker.
 - **died** (``os._exit``, a segfault, the OOM killer): the trial that called ``os._exit`` (the
-  worker says so before it goes) or the only trial in flight is blamed with
-  "agent process exited with code N" / "was killed by SIGNAME"; the others run again. When
-  nobody can be named, every trial it held is a suspect and runs again *alone* on a
-  quarantine worker, where a second crash names it.
+  worker says so before it goes) is blamed with "agent process exited with code N"; the others
+  run again. When nobody is named, every trial it held is a suspect and runs again *alone* on
+  a quarantine worker, where a second death names it ("agent process was killed by SIGSEGV").
 - **stuck**: a worker holding timed-out sync agents (threads cannot be stopped) asks to be
   retired: it takes no new trials, a replacement starts, and it is killed once its other
   trials are done.
@@ -234,7 +233,19 @@ class WorkerPool:
         if w.solo:
             self._next_suspect(w)
             return
-        while self._waiting and w.alive:
+        self._drain_waiting()
+
+    def _drain_waiting(self) -> None:
+        """Send waiting trials to the ready workers, keeping a share for each worker still
+        starting (it is ready in a moment; the watch sends the rest if it never is)."""
+        starting = sum(1 for w in self._workers if w.state is STARTING and w.killed is None)
+        ready = sum(1 for w in self._workers if w.state is READY and w.alive and not w.retiring)
+        if not ready:
+            return
+        n = len(self._waiting)
+        if starting:
+            n = -(-n * ready // (ready + starting))
+        for _ in range(n):
             self._dispatch(self._waiting.popleft())
 
     def on_result(self, w: WorkerProcess, key: int, payload: bytes) -> None:
@@ -337,8 +348,10 @@ class WorkerPool:
             reason = f"its agent worker was killed: {w.killed}"
         elif w.returncode == -9 and self.limits.memory_mb:  # not by the pool: the OOM killer?
             reason += f" (out of memory? each agent worker may use {self.limits.memory_mb} MB)"
-        if len(jobs) == 1:
+        if w.solo and jobs:
             return jobs[0], Verdict("error", "agent_crashed", reason), set()
+        # Even a lone trial is only a suspect: the worker may have died (the OOM killer picks
+        # the largest process) before it read the trial at all.
         return None, None, {j.key for j in jobs}
 
     def _rerun(self, job: Job) -> None:
@@ -400,6 +413,8 @@ class WorkerPool:
                 self._kill_blocked(w, now)
             elif now > job.deadline + 5 * grace:  # alive, yet this trial never comes back
                 self._kill_blocked(w, now, job)
+        if self._waiting and not any(w.state is STARTING for w in self._workers):
+            self._drain_waiting()
         for w in self._workers + self._solo:
             if w.state is STARTING and w.killed is None and now - w.started_at > self.limits.start_timeout_s:
                 w.fatal = f"it did not start within {self.limits.start_timeout_s:g}s"

@@ -168,6 +168,10 @@ class Worker:
         except Exception as exc:  # a fault of the worker's own, kept to this trial
             error = self.TrialError(code="worker_error", message=f"{type(exc).__name__}: {exc}"[:4000])
             data = self._dump(self.Trace(status="error", error=error), trial)
+        if self.agents.threads.abandoned:
+            # Before the result: the pool must know this worker is to be retired before it
+            # sends the next trial here (its threads may all be stuck now).
+            self._heartbeat()
         self._send(protocol.result_frame(key, data))
 
     def _dump(self, trace: Trace, trial: TrialIO) -> bytes:
@@ -228,16 +232,21 @@ class Worker:
     def _tick(self) -> None:
         assert self.loop is not None
         self.last_tick = time.monotonic()
+        self.ticks += 1
+        memory = bool(self.memory_bytes) and self.ticks % 5 == 0
+        self._heartbeat(check_memory=memory)
+        self.loop.call_later(protocol.HEARTBEAT_S, self._tick)
+
+    def _heartbeat(self, check_memory: bool = False) -> None:
+        """Say the loop is alive, and whether this worker should be retired."""
         threads = self.agents.threads
         stuck = len(threads.abandoned)
         tainted = stuck > 0 and (
             threads.oldest_abandoned_s() > RETIRE_STUCK_AFTER_S or stuck >= max(1, threads.size // 2)
         )
-        self.ticks += 1
-        if self.memory_bytes and self.ticks % 5 == 0 and _address_space() > 0.8 * self.memory_bytes:
+        if check_memory and _address_space() > 0.8 * self.memory_bytes:
             tainted = True  # what an agent keeps (a cache, a leak) leaves too little for the next ones
         self._send(protocol.message_frame({"op": "hb", "stuck": stuck, "tainted": tainted}))
-        self.loop.call_later(protocol.HEARTBEAT_S, self._tick)
 
     # -- the watchdog thread --------------------------------------------------------------
     def _watchdog(self) -> None:
