@@ -63,3 +63,13 @@ def misbehaves_sync(messages: list[dict[str, Any]], ctx: Any) -> str:
             pass
     time.sleep(NEIGHBOUR_S)
     return "fine"
+
+
+async def stubborn(messages: list[dict[str, Any]], ctx: Any) -> str:
+    """Ignores being cancelled (and every later cancellation): keeps its trial for ever."""
+    ctx.say("started")
+    while True:
+        try:
+            await asyncio.sleep(600)
+        except asyncio.CancelledError:
+            ctx.say("cancelled, carrying on")

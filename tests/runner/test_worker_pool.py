@@ -152,3 +152,16 @@ async def test_a_trial_result_is_json_the_pool_never_unmarshals() -> None:
         assert out.startswith(b"{") and b'"output":"fine"' in out
     finally:
         await pool.close()
+
+
+async def test_an_agent_that_ignores_its_cancellation_still_times_out_with_its_steps(
+    trials: TrialRunner,
+) -> None:
+    trace = await asyncio.wait_for(
+        trials.run(request("python:tests.runner.fault_agents:stubborn", timeout_s=0.5)), 10
+    )
+    assert trace.status == "timeout" and trace.error is not None
+    assert "did not finish within 0.5s" in trace.error.message
+    assert [s.content for s in trace.steps] == ["started", "cancelled, carrying on"]
+    trace = await trials.run(request(FAULTS))
+    assert trace.status == "ok", "the worker holding the stubborn agent stopped working"

@@ -13,7 +13,6 @@ from pydantic import ValidationError
 from agenteval.contracts.errors import AgentEvalError
 from agenteval.contracts.events import TrialRequested
 from agenteval.contracts.trace import Step, Trace, TrialError, Usage
-from agenteval.runner import agents
 from agenteval.runner.agents import Agent, AgentOutput, load_agent
 from agenteval.sdk import AgentContext
 
@@ -33,9 +32,9 @@ def _error(code: str, message: str, retryable: bool = False) -> TrialError:
 MEMORY_HINT = ""
 """Said after "the agent ran out of memory" (an agent worker names its limit here)."""
 
-CANCEL_GRACE_S = 0.2
-"""How long a timed-out agent gets to wind down after it is cancelled before it is abandoned
-(a task that swallows cancellation, a sync agent's thread)."""
+CANCEL_GRACE_S = 0.5
+"""How long a timed-out agent gets to wind down once cancelled before an agent worker answers
+for its trial and abandons it (an agent that ignores cancellation)."""
 
 
 def trial_context(req: TrialRequested) -> AgentContext:
@@ -93,34 +92,42 @@ async def run_agent(
 ) -> Trace:
     """Load and run the agent under its timeout; its trace (without ``input``), whatever it did."""
     started = time.perf_counter()
-    status = "ok"
+    result: AgentOutput | None = None
     error: TrialError | None = None
-    output: str | None = None
-    extra: dict[str, Any] = {}
     try:
         agent = load_agent(spec)
         result = await _call(agent, messages, ctx, timeout_s)
-        output, extra = result.output, result.extra
     except TimeoutError:
-        status = "timeout"
-        error = _error("timeout", f"the agent did not finish within {timeout_s:g}s", retryable=True)
+        error = timeout_error(timeout_s)
     except AgentEvalError as exc:
-        status = "error"
         error = _error("agent_not_found", str(exc))
     except MemoryError:
-        status = "error"
         error = _error("agent_out_of_memory", f"MemoryError: the agent ran out of memory{MEMORY_HINT}")
     except AgentExited as exc:
-        status = "error"
         error = _error("agent_exited", f"the agent called sys.exit({exc.code!r}); the trial ends here")
     except Exception as exc:
-        status = "error"
         error = _error("agent_error", f"{type(exc).__name__}: {_text(exc)}")
-    latency_ms = (time.perf_counter() - started) * 1000.0
+    return build_trace(ctx, meta, (time.perf_counter() - started) * 1000.0, result, error)
 
+
+def timeout_error(timeout_s: float) -> TrialError:
+    return _error("timeout", f"the agent did not finish within {timeout_s:g}s", retryable=True)
+
+
+def build_trace(
+    ctx: AgentContext,
+    meta: dict[str, Any],
+    latency_ms: float,
+    result: AgentOutput | None,
+    error: TrialError | None,
+) -> Trace:
+    """The trace of a trial from what its context recorded and what the agent returned (or
+    the error that ended it)."""
+    status = "ok" if error is None else "timeout" if error.code == "timeout" else "error"
     steps = list(ctx.steps)
     usage = ctx.usage
     state = ctx.state
+    output, extra = (result.output, result.extra) if result is not None else (None, {})
     if extra:
         try:
             if "steps" in extra:
@@ -149,28 +156,14 @@ async def run_agent(
 async def _call(
     agent: Agent, messages: list[dict[str, Any]], ctx: AgentContext, timeout_s: float
 ) -> AgentOutput:
-    """The agent's output, or TimeoutError once ``timeout_s`` has passed. A timed-out agent is
-    cancelled; one that does not end within CANCEL_GRACE_S is abandoned (and counted)."""
-    task = asyncio.ensure_future(_guarded(agent, messages, ctx))
+    """The agent's output, or TimeoutError once ``timeout_s`` has passed (the agent is then
+    cancelled: a sync agent's thread runs on, counted in ``agents.threads``). An agent that
+    ignores the cancellation holds its trial; an agent worker answers for it (and abandons it)."""
     try:
-        done, _ = await asyncio.wait((task,), timeout=timeout_s)
-        if done:
-            return task.result()
-        task.cancel()
-        done, _ = await asyncio.wait((task,), timeout=CANCEL_GRACE_S)
-        if done:
-            if not task.cancelled() and task.exception() is None:
-                return task.result()  # it finished as it was cancelled: its answer stands
-        else:
-            agents.threads.abandon(task)
-        raise TimeoutError
-    except asyncio.CancelledError:
-        task.cancel()
-        raise
-    finally:
-        # The agent's exception holds its frames (and what they hold: a memory hog's hoard);
-        # the task would keep it alive in a reference cycle until the next full collection.
-        del task
+        async with asyncio.timeout(timeout_s):
+            return await agent.run(messages, ctx)
+    except SystemExit as exc:  # raised out of a task, it would take the event loop down
+        raise AgentExited(exc.code) from None
 
 
 class AgentExited(Exception):
@@ -179,14 +172,6 @@ class AgentExited(Exception):
     def __init__(self, code: object) -> None:
         super().__init__(code)
         self.code = code
-
-
-async def _guarded(agent: Agent, messages: list[dict[str, Any]], ctx: AgentContext) -> AgentOutput:
-    # A task that raises SystemExit would take the event loop down with it.
-    try:
-        return await agent.run(messages, ctx)
-    except SystemExit as exc:
-        raise AgentExited(exc.code) from None
 
 
 def _text(exc: BaseException) -> str:

@@ -77,6 +77,17 @@ def _task_factory(
     return task
 
 
+class _Running:
+    """A trial in progress, for answering for it if its agent will not stop."""
+
+    __slots__ = ("ctx", "io", "meta", "started", "task", "timeout_s")
+
+    def __init__(self, ctx: Any, meta: dict[str, Any], timeout_s: float, io: TrialIO) -> None:
+        self.ctx, self.meta, self.timeout_s, self.io = ctx, meta, timeout_s, io
+        self.started = time.monotonic()
+        self.task = asyncio.current_task()
+
+
 class Worker:
     def __init__(self, channel: Channel, config: dict[str, Any]) -> None:
         # Imported once the pipes are private: nothing printed at import time reaches the pool.
@@ -103,6 +114,7 @@ class Worker:
         self.memory_bytes = int(config["memory_mb"]) * 1024 * 1024
         self.ticks = 0
         self.out: list[bytes] = []
+        self.running: dict[int, _Running] = {}
         self.last_tick = time.monotonic()
         self.loop: asyncio.AbstractEventLoop | None = None
         self.loop_thread = threading.get_ident()
@@ -161,18 +173,44 @@ class Worker:
                 metadata=metadata,
             )
             meta = executor.trial_metadata(seed, spec, version)
+            self.running[key] = _Running(ctx, meta, timeout_s, trial)
             trace = await executor.run_agent(spec, messages, ctx, timeout_s, meta)
+            if self.running.pop(key, None) is None:
+                return  # it ignored its cancellation and was answered for (see _sweep)
             if trace.error is not None and trace.error.code == "agent_out_of_memory":
                 gc.collect()  # what the agent hoarded, before the next trial needs memory
             data = self._dump(trace, trial)
         except Exception as exc:  # a fault of the worker's own, kept to this trial
+            if self.running.pop(key, 0) is None:
+                return
             error = self.TrialError(code="worker_error", message=f"{type(exc).__name__}: {exc}"[:4000])
             data = self._dump(self.Trace(status="error", error=error), trial)
+        self._answer(key, data)
+
+    def _answer(self, key: int, data: bytes) -> None:
         if self.agents.threads.abandoned:
             # Before the result: the pool must know this worker is to be retired before it
             # sends the next trial here (its threads may all be stuck now).
             self._heartbeat()
         self._send(protocol.result_frame(key, data))
+
+    def _sweep(self, now: float) -> None:
+        """Answer for trials whose agent ignored its cancellation: a timeout, with what it
+        recorded so far; the agent is abandoned (and counted as stuck)."""
+        grace = self.executor.CANCEL_GRACE_S
+        late = [k for k, r in self.running.items() if now - r.started > r.timeout_s + grace]
+        for key in late:
+            run = self.running.pop(key)
+            trace = self.executor.build_trace(
+                run.ctx,
+                run.meta,
+                (now - run.started) * 1000.0,
+                None,
+                self.executor.timeout_error(run.timeout_s),
+            )
+            if run.task is not None:
+                self.agents.threads.abandon(run.task)
+            self._answer(key, self._dump(trace, run.io))
 
     def _dump(self, trace: Trace, trial: TrialIO) -> bytes:
         executor = self.executor
@@ -232,6 +270,8 @@ class Worker:
     def _tick(self) -> None:
         assert self.loop is not None
         self.last_tick = time.monotonic()
+        if self.running:
+            self._sweep(self.last_tick)
         self.ticks += 1
         memory = bool(self.memory_bytes) and self.ticks % 5 == 0
         self._heartbeat(check_memory=memory)
