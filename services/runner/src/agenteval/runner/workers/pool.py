@@ -164,17 +164,18 @@ class WorkerPool:
         self._closed = True
         if self._monitor is not None:
             self._monitor.cancel()
-        for task in list(self._spawning):
-            task.cancel()
         workers = self._workers + self._solo
         for w in workers:
             w.kill("the pool closed")
+        if self._spawning:  # each kills its process as soon as it exists (cancelling would race
+            # asyncio's child watcher for the exit status)
+            await asyncio.wait(list(self._spawning), timeout=5.0)
         for job in [*self._waiting, *self._suspects, *self._jobs.values()]:
             if not job.future.done():
                 job.future.set_exception(PoolClosed("the runner is stopping"))
         self._waiting.clear()
         self._suspects.clear()
-        gone = [w.gone for w in workers if w.pid is not None]
+        gone = [w.gone for w in workers if not w.gone.done()]
         if gone:
             await asyncio.wait(gone, timeout=5.0)
 

@@ -70,6 +70,7 @@ class WorkerProcess:
         self.ended_in = STARTING
         """Its state when it ended (starting: it never became ready)."""
         self._transport: asyncio.SubprocessTransport | None = None
+        self._spawning = False
         self._stdin: Any = None
         self._outbox: list[protocol.TrialItem] = []
         self._reader = protocol.FrameReader(max_bytes=config.max_trace_bytes + (1 << 20))
@@ -97,6 +98,7 @@ class WorkerProcess:
         # glibc reserves 64 MiB of address space per thread arena: with a limit on the address
         # space, many agent threads would hit it long before they used the memory.
         env.setdefault("MALLOC_ARENA_MAX", "2")
+        self._spawning = True
         try:
             transport, _ = await self.loop.subprocess_exec(
                 lambda: _Protocol(self),
@@ -113,11 +115,16 @@ class WorkerProcess:
             )
         except Exception as exc:
             self.fatal = f"could not start a worker process: {type(exc).__name__}: {exc}"
+            self._spawning = False
             self._dead()
             return
+        self._spawning = False
         self._transport = transport
         self.pid = transport.get_pid()
         self._stdin = transport.get_pipe_transport(0)
+        if self.killed is not None:  # killed while it was being spawned
+            self.kill(self.killed)
+            return
         for fd in (0, 1):
             pipe = transport.get_pipe_transport(fd)
             with contextlib.suppress(Exception):
@@ -190,7 +197,7 @@ class WorkerProcess:
             with contextlib.suppress(ProcessLookupError):
                 if self._transport is not None:
                     self._transport.kill()
-        if self._transport is None and self.state != DEAD:
+        if self._transport is None and not self._spawning and self.state != DEAD:
             self._dead()
 
     def exited(self) -> None:
