@@ -76,10 +76,6 @@ async def run_trial(req: TrialRequested, cancelled: bool = False) -> Trace:
         trial_metadata(req.seed, req.agent, req.agent_version),
     )
     trace.input = req.case.input
-    try:
-        trace.model_dump_json()
-    except Exception as exc:  # fail this trial here, not the publish of its batch
-        trace = unserializable(trace, exc)
     return trace
 
 

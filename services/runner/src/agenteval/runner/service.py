@@ -31,7 +31,7 @@ from agenteval.contracts.summary import RunSummary
 from agenteval.contracts.trace import Trace
 from agenteval.grading.eval_function import SAVED_EVAL
 from agenteval.runner import instruments
-from agenteval.runner.executor import fit_trace, fits_bus, trial_seed
+from agenteval.runner.executor import fit_trace, fits_bus, trial_seed, unserializable
 from agenteval.runner.repository import RunRecord, RunRepository
 from agenteval.runner.settings import RunnerSettings
 from agenteval.runner.trials import TrialRunner
@@ -325,7 +325,12 @@ class RunnerService:
         """The trace to put in trial.completed and, when it is too large for the bus, the
         reference to the whole of it in the transcripts bucket (the event carries a cut copy).
         Should the bucket fail, the cut copy travels alone: the trial is never lost."""
-        if fits_bus(trace):
+        try:
+            fits = fits_bus(trace)
+        except Exception as exc:  # an agent's value JSON cannot hold: this trial fails, not its batch
+            trace = unserializable(trace, exc)
+            fits = fits_bus(trace)
+        if fits:
             return trace, None
         ref = None
         if self.transcripts is not None:
