@@ -25,12 +25,12 @@ import asyncio
 import heapq
 import itertools
 import logging
-import os
 from collections import deque
-from dataclasses import dataclass, field
 from typing import Any
 
 from agenteval.runner import instruments
+from agenteval.runner.workers import blame
+from agenteval.runner.workers.jobs import Job, PoolClosed, Verdict, WorkerLimits, default_workers
 from agenteval.runner.workers.process import (
     DEAD,
     READY,
@@ -47,63 +47,6 @@ SILENT_S = 0.5
 """A worker whose loop has not been heard from this long is unresponsive."""
 MAX_RERUNS = 3
 MAX_START_FAILURES = 3
-
-
-def default_workers() -> int:
-    """Two on a small machine (one can die while the other works), up to four."""
-    return max(2, min(4, os.cpu_count() or 2))
-
-
-@dataclass(frozen=True)
-class WorkerLimits:
-    """How the pool runs its workers (from the runner's settings)."""
-
-    workers: int = 0
-    """Worker processes (0: :func:`default_workers`)."""
-    threads: int = 32
-    """Sync agents one worker runs at once."""
-    memory_mb: int = 4096
-    """Address-space limit of each worker (0: none)."""
-    output_chars: int = 65536
-    """What an agent prints, kept per stream and trial."""
-    max_trace_bytes: int = 64 * 1024 * 1024
-    """Largest trace a worker sends back."""
-    kill_grace_s: float = 1.0
-    """How long past a trial's timeout an unresponsive worker is given before it is killed."""
-    start_timeout_s: float = 60.0
-    load_timeout_s: float = 60.0
-    """How long checking an agent (importing its module) may take."""
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """The pool's judgement of a trial it could not get a trace for."""
-
-    status: str
-    """timeout or error."""
-    code: str
-    message: str
-
-
-class PoolClosed(Exception):
-    """The pool was closed with the trial still running (the runner is stopping)."""
-
-
-@dataclass(eq=False)
-class Job:
-    key: int
-    kind: str
-    """trial or load."""
-    payload: Any
-    timeout_s: float
-    label: str
-    future: asyncio.Future[Any]
-    worker: WorkerProcess | None = None
-    deadline: float = 0.0
-    """When its time is up (loop time): sent + timeout_s."""
-    reruns: int = 0
-    solo: bool = False
-    suspects: set[int] = field(default_factory=set)
 
 
 class WorkerPool:
@@ -191,6 +134,8 @@ class WorkerPool:
         return await job.future
 
     def _dispatch(self, job: Job) -> None:
+        if job.future.done():  # its caller gave up (the runner is stopping): not worth running
+            return
         now = asyncio.get_running_loop().time()
         best: WorkerProcess | None = None
         least = 1 << 62
@@ -312,7 +257,7 @@ class WorkerPool:
             self._start_failed(w)
         elif w.killed is None:
             instruments.AGENT_WORKER_EXITS.labels(reason="died").inc()
-        culprit, verdict, suspects = w.kill_plan or self._blame_death(w, jobs)
+        culprit, verdict, suspects = w.kill_plan or blame.death(w, jobs, self.limits.memory_mb)
         if jobs or w.killed is None:
             log.warning(
                 "agent worker ended",
@@ -333,28 +278,6 @@ class WorkerPool:
         self._ensure_workers()
         self._ensure_solo()
 
-    def _blame_death(self, w: WorkerProcess, jobs: list[Job]) -> tuple[Job | None, Verdict | None, set[int]]:
-        """Who ended a worker that died by itself (or was killed as misbehaving)."""
-        reason = describe_exit(w.returncode)
-        if w.exit_claim is not None:
-            key, code = w.exit_claim
-            named = next((j for j in jobs if j.key == key), None)
-            if named is not None or key is not None:
-                message = (
-                    f"agent process exited with code {code}: the agent called os._exit({code}); "
-                    "its worker was replaced"
-                )
-                return named, Verdict("error", "agent_exited", message), set()
-        if w.killed is not None:
-            reason = f"its agent worker was killed: {w.killed}"
-        elif w.returncode == -9 and self.limits.memory_mb:  # not by the pool: the OOM killer?
-            reason += f" (out of memory? each agent worker may use {self.limits.memory_mb} MB)"
-        if w.solo and jobs:
-            return jobs[0], Verdict("error", "agent_crashed", reason), set()
-        # Even a lone trial is only a suspect: the worker may have died (the OOM killer picks
-        # the largest process) before it read the trial at all.
-        return None, None, {j.key for j in jobs}
-
     def _rerun(self, job: Job) -> None:
         job.reruns += 1
         if job.reruns > MAX_RERUNS:
@@ -364,13 +287,12 @@ class WorkerPool:
 
     # -- quarantine ---------------------------------------------------------------------
     def _quarantine(self, job: Job) -> None:
-        job.solo = True
         self._suspects.append(job)
         self._ensure_solo()
 
     def _ensure_solo(self) -> None:
         """Enough quarantine workers for the suspects waiting (at most one per pool worker)."""
-        if self._closed:
+        if self._closed or asyncio.get_running_loop().time() < self._next_spawn_at:
             return
         while (
             len(self._suspects) > sum(1 for w in self._solo if not w.inflight) and len(self._solo) < self.size
@@ -380,6 +302,8 @@ class WorkerPool:
     def _next_suspect(self, w: WorkerProcess) -> None:
         if w.inflight or not w.alive or w.state is not READY:
             return
+        while self._suspects and self._suspects[0].future.done():
+            self._suspects.popleft()
         if not self._suspects:
             w.kill("quarantine done")
             return
@@ -416,6 +340,8 @@ class WorkerPool:
                 self._kill_blocked(w, now, job)
         if self._waiting and not any(w.state is STARTING for w in self._workers):
             self._drain_waiting()
+        if self._suspects:
+            self._ensure_solo()
         for w in self._workers + self._solo:
             if w.state is STARTING and w.killed is None and now - w.started_at > self.limits.start_timeout_s:
                 w.fatal = f"it did not start within {self.limits.start_timeout_s:g}s"
@@ -423,42 +349,9 @@ class WorkerPool:
         self._ensure_workers()
 
     def _kill_blocked(self, w: WorkerProcess, now: float, named: Job | None = None) -> None:
-        jobs = w.inflight
-        if named is None and w.blocked_by is not None and now - w.blocked_at < 2.0:
-            named = jobs.get(w.blocked_by)
-        if named is None and len(jobs) == 1:
-            named = next(iter(jobs.values()))
-        silent = now - w.last_seen
-        if named is None:
-            suspects = {k for k, j in jobs.items() if now >= j.deadline}
-            w.kill_plan = (None, None, suspects)
-        elif named.kind == "load":
-            message = f"importing it held its worker for over {silent:.1f}s; the worker process was killed"
-            w.kill_plan = (named, Verdict("error", "agent_blocked", message), set())
-        elif now >= named.deadline:
-            w.kill_plan = (
-                named,
-                Verdict(
-                    "timeout",
-                    "timeout",
-                    f"the agent did not finish within {named.timeout_s:g}s and held its worker's event "
-                    "loop (a blocking call in an async agent?): the worker process was killed",
-                ),
-                set(),
-            )
-        else:
-            w.kill_plan = (
-                named,
-                Verdict(
-                    "error",
-                    "agent_blocked",
-                    f"the agent blocked its worker's event loop for {silent:.1f}s while other trials' "
-                    "time ran out (a blocking call in an async agent?): the worker process was killed",
-                ),
-                set(),
-            )
+        w.kill_plan = blame.unresponsive(w, now, named)
         instruments.AGENT_WORKER_EXITS.labels(reason="unresponsive").inc()
-        w.kill(f"its event loop was unresponsive for {silent:.1f}s past a trial's timeout")
+        w.kill(f"its event loop was unresponsive for {now - w.last_seen:.1f}s past a trial's timeout")
 
     def _retire(self, w: WorkerProcess, why: str) -> None:
         w.retiring = True

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from agenteval.runner.workers import protocol
 
 if TYPE_CHECKING:
-    from agenteval.runner.workers.pool import Job
+    from agenteval.runner.workers.jobs import Job
 
 STARTING, READY, DEAD = "starting", "ready", "dead"
 F_SETPIPE_SZ = 1031
