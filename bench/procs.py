@@ -72,6 +72,8 @@ def role_of(pid: int) -> str:
     cmdline = (_read(PROC / str(pid) / "cmdline") or "").split("\0")
     if cmdline and cmdline[0].endswith("nats-server"):
         return "nats-server"
+    if any("agenteval.runner.workers.worker" in part for part in cmdline):
+        return "agent-worker"
     if any("_worker" in part for part in cmdline):
         return "sandbox-worker"
     return Path(cmdline[0]).name if cmdline and cmdline[0] else f"pid-{pid}"

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import time
+from pathlib import Path
 from typing import Any
 
 
@@ -78,13 +80,20 @@ async def timed_nap(messages: list[dict[str, Any]], ctx: Any) -> dict[str, Any]:
     return {"output": "ok", "metadata": {"started": started, "ended": time.time()}}
 
 
-RUNS: dict[str, int] = {}
-"""How many times each case ran in this process (embedded tests count executions)."""
+RUNS_DIR = "AGENTEVAL_TEST_RUNS_DIR"
+"""Where :func:`counted_nap` counts executions: agents run in worker processes, so a count in
+memory would not reach the test; a line per execution in ``$AGENTEVAL_TEST_RUNS_DIR/<case>`` does."""
+
+
+def runs_in(directory: str | os.PathLike[str]) -> dict[str, int]:
+    """How many times each case ran, as :func:`counted_nap` counted them in ``directory``."""
+    return {p.name: len(p.read_text().splitlines()) for p in Path(directory).iterdir()}
 
 
 async def counted_nap(messages: list[dict[str, Any]], ctx: Any) -> str:
     """Sleeps 2.5 s, counting each execution of its case."""
-    RUNS[ctx.case_id] = RUNS.get(ctx.case_id, 0) + 1
+    with open(Path(os.environ[RUNS_DIR]) / ctx.case_id, "a") as f:
+        f.write("ran\n")
     await asyncio.sleep(2.5)
     return "ok"
 

@@ -1,12 +1,27 @@
-"""A trial captures the agent's trace whatever the agent does."""
+"""A trial captures the agent's trace whatever the agent does, the same in an agent worker
+process (the default) as in the runner's own process (trusted agents)."""
 
 from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 import pytest
 
 from agenteval.contracts.events import TrialRequested
 from agenteval.contracts.suite import Case
-from agenteval.runner.executor import run_trial, trial_seed
+from agenteval.contracts.trace import Trace
+from agenteval.runner.executor import trial_seed
+from agenteval.runner.settings import RunnerSettings
+from agenteval.runner.trials import TrialRunner
+
+Run = Callable[[TrialRequested], Awaitable[Trace]]
+
+
+@pytest.fixture(params=["workers", "in_process"])
+async def run_trial(request: pytest.FixtureRequest) -> AsyncIterator[Run]:
+    trials = TrialRunner(RunnerSettings(agents_in_process=request.param == "in_process"))
+    yield trials.run
+    await trials.close()
 
 
 def request(agent: str, timeout_s: float = 5.0, **case_fields) -> TrialRequested:
@@ -25,7 +40,7 @@ def request(agent: str, timeout_s: float = 5.0, **case_fields) -> TrialRequested
     )
 
 
-async def test_async_agent_tool_calls_and_tokens_are_recorded() -> None:
+async def test_async_agent_tool_calls_and_tokens_are_recorded(run_trial: Run) -> None:
     trace = await run_trial(request("python:tests.agents:echo_tool"))
     assert trace.status == "ok"
     assert trace.output == "ANSWER: HELLO THERE"
@@ -38,33 +53,33 @@ async def test_async_agent_tool_calls_and_tokens_are_recorded() -> None:
     assert trace.input[0].content == "hello there"
 
 
-async def test_sync_agent_runs_off_the_event_loop() -> None:
+async def test_sync_agent_runs_off_the_event_loop(run_trial: Run) -> None:
     trace = await run_trial(request("python:tests.agents:sync_agent"))
     assert trace.status == "ok" and trace.output == "11 characters"
     assert trace.tool_calls[0].result == 11
 
 
-async def test_agent_that_raises_gives_an_error_trial_not_a_crash() -> None:
+async def test_agent_that_raises_gives_an_error_trial_not_a_crash(run_trial: Run) -> None:
     trace = await run_trial(request("python:tests.agents:raises"))
     assert trace.status == "error"
     assert trace.error is not None and trace.error.code == "agent_error"
     assert "the agent broke" in trace.error.message
 
 
-async def test_agent_that_hangs_times_out() -> None:
+async def test_agent_that_hangs_times_out(run_trial: Run) -> None:
     trace = await run_trial(request("python:tests.agents:slow", timeout_s=0.2))
     assert trace.status == "timeout"
     assert trace.error is not None and "0.2s" in trace.error.message
 
 
-async def test_agent_may_return_its_own_trace() -> None:
+async def test_agent_may_return_its_own_trace(run_trial: Run) -> None:
     trace = await run_trial(request("python:tests.agents:returns_trace"))
     assert trace.output == "done"
     assert trace.tool_calls[0].name == "search"
     assert trace.usage.output_tokens == 7
 
 
-async def test_tool_mock_replaces_the_tool_and_error_mocks_fail_it() -> None:
+async def test_tool_mock_replaces_the_tool_and_error_mocks_fail_it(run_trial: Run) -> None:
     trace = await run_trial(
         request("python:tests.agents:echo_tool", tool_mocks={"lookup": {"answer": "MOCKED"}})
     )
@@ -76,13 +91,13 @@ async def test_tool_mock_replaces_the_tool_and_error_mocks_fail_it() -> None:
     assert trace.tool_calls[0].error == "down"
 
 
-async def test_missing_agent_is_an_error_trial_with_the_reason() -> None:
+async def test_missing_agent_is_an_error_trial_with_the_reason(run_trial: Run) -> None:
     trace = await run_trial(request("python:tests.agents:no_such_agent"))
     assert trace.status == "error" and trace.error is not None
     assert "no_such_agent" in trace.error.message
 
 
-async def test_same_seed_same_behaviour() -> None:
+async def test_same_seed_same_behaviour(run_trial: Run) -> None:
     outs = {(await run_trial(request("python:tests.agents:coin"))).output for _ in range(5)}
     assert len(outs) == 1
     seeds = {trial_seed(1, "c1", i) for i in range(50)}
@@ -98,7 +113,9 @@ async def test_bad_agent_specs_are_rejected_with_a_reason(spec: str) -> None:
         load_agent(spec)
 
 
-async def test_an_oversized_transcript_is_kept_whole_and_its_bus_copy_is_cut_and_says_so() -> None:
+async def test_an_oversized_transcript_is_kept_whole_and_its_bus_copy_is_cut_and_says_so(
+    run_trial: Run,
+) -> None:
     from agenteval.runner.executor import MAX_TRACE_BYTES, fit_trace, fits_bus
 
     trace = await run_trial(request("python:tests.agents:huge_output"))

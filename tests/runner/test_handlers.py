@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import pytest
 from faststream.nats import NatsBroker, TestNatsBroker
 
 from agenteval.contracts.events import (
@@ -67,8 +68,11 @@ async def test_trial_requested_handler_runs_the_agent_and_publishes_trial_comple
     runner_handlers.register(broker, service)
     [spec] = [s for s in bus._batch_specs.pop(id(broker)) if s.durable == "runner-trial-requested"]
     assert spec.max_workers == 4
-    await spec.handler(trial(0).model_dump_json().encode())
-    await spec.handler(b'{"not": "a trial"}')  # rejected, no crash
+    try:
+        await spec.handler(trial(0).model_dump_json().encode())
+        await spec.handler(b'{"not": "a trial"}')  # rejected, no crash
+    finally:
+        await service.close()
     [(subject, done)] = sent.sent
     assert subject == SUBJECTS.trial_completed
     assert isinstance(done, TrialCompleted) and done.event_id == "trial.completed:r/c/0"
@@ -187,3 +191,26 @@ async def test_grader_handler_grades_a_batch_and_skips_invalid_payloads() -> Non
     assert [type(g) for g in graded] == [TrialGraded, TrialGraded]
     assert graded[0].passed and graded[0].grades[0].explanation
     assert not graded[1].passed and graded[1].status == "timeout"
+
+
+@pytest.mark.parametrize("in_process", [False, True], ids=["workers", "in_process"])
+async def test_a_result_json_cannot_hold_fails_its_trial_not_the_publish(in_process: bool) -> None:
+    sent = Recorder()
+    settings = RunnerSettings(agents_in_process=in_process)
+    service = RunnerService(NoRepo(), settings, SUBJECTS, sent)
+    req = trial(0).model_copy(
+        update={
+            "agent": "python:tests.runner.fault_agents:misbehaves",
+            "case": Case(id="c", input="hello", metadata={"fault": "unserializable"}),
+        }
+    )
+    try:
+        await service.execute(req)
+    finally:
+        await service.close()
+    [(_, done)] = sent.sent
+    assert isinstance(done, TrialCompleted)
+    done.model_dump_json()  # it can be published
+    assert done.trace.status == "error" and done.trace.error is not None
+    assert done.trace.error.code == "bad_agent_output" and "cannot be serialized" in done.trace.error.message
+    assert done.trace.output == "fine"

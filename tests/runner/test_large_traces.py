@@ -70,7 +70,10 @@ def moved(before: dict[str, float]) -> dict[str, float]:
 async def run_one(agent: str, bucket: TranscriptBucket | None) -> TrialCompleted:
     sent = Recorder()
     service = RunnerService(NoRepo(), RunnerSettings(), Subjects("unit"), sent, bucket)
-    await service.execute(request(agent))
+    try:
+        await service.execute(request(agent))
+    finally:
+        await service.close()
     [done] = sent.sent
     assert isinstance(done, TrialCompleted)
     assert len(done.model_dump_json()) < 1024 * 1024, "trial.completed must fit a NATS message"

@@ -1,18 +1,23 @@
 """Agent adapters: how the runner reaches the agent under test, by spec.
 
 - ``python:module:function`` (or ``python:path/to/file.py:function``): a sync or async
-  callable ``agent(messages, ctx)`` returning the final answer or a trace dict.
+  callable ``agent(messages, ctx)`` returning the final answer or a trace dict. Loaded and
+  called inside an agent worker process (``workers/``), or in the runner itself when agents
+  are trusted (``AGENTEVAL_RUNNER_AGENTS_IN_PROCESS``).
 - ``grpc://host:port``: a server implementing ``agenteval.v1.AgentService``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
+import contextvars
 import importlib
 import importlib.util
 import inspect
 import os
 import sys
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -53,7 +58,50 @@ def normalize_result(result: Any) -> AgentOutput:
     return AgentOutput(str(result), {})
 
 
-_threads = ThreadPoolExecutor(max_workers=64, thread_name_prefix="agent")
+class AgentThreads:
+    """The threads sync agents run on, and the calls they were abandoned in.
+
+    A thread cannot be stopped: a sync agent that times out keeps its thread until it returns
+    by itself. Such calls are counted (with when they were abandoned) so the worker that holds
+    them can be retired before they use up its threads or a core.
+    """
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._pool: ThreadPoolExecutor | None = None
+        self.abandoned: dict[object, float] = {}
+        """Timed-out calls still running (thread futures, or tasks that ignored cancellation),
+        with the monotonic time they were abandoned."""
+
+    async def call(self, fn: Callable[..., Any], *args: Any) -> Any:
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=self.size, thread_name_prefix="agent")
+        # The call sees the trial's context variables (its captured output, its trial key).
+        future = self._pool.submit(contextvars.copy_context().run, fn, *args)
+        try:
+            return await asyncio.wrap_future(future)
+        except asyncio.CancelledError:
+            if not future.cancel():
+                self.abandon(future)
+            raise
+
+    def abandon(self, call: object) -> None:
+        """Remember ``call`` (a thread future or a task) as running past its trial's end."""
+        if isinstance(call, concurrent.futures.Future | asyncio.Future) and call.done():
+            return
+        self.abandoned[call] = time.monotonic()
+        done = getattr(call, "add_done_callback", None)
+        if done is not None:
+            done(lambda finished: self.abandoned.pop(finished, None))
+
+    def oldest_abandoned_s(self) -> float:
+        """How long the oldest abandoned call has run past its trial (0 when there is none)."""
+        started = min(self.abandoned.values(), default=None)
+        return 0.0 if started is None else time.monotonic() - started
+
+
+threads = AgentThreads(64)
+"""Where this process runs sync agents (an agent worker sizes its own)."""
 
 
 class PythonAgent:
@@ -69,8 +117,7 @@ class PythonAgent:
     async def run(self, messages: list[dict[str, Any]], ctx: AgentContext) -> AgentOutput:
         if self.is_async:
             return normalize_result(await self.fn(messages, ctx))
-        loop = asyncio.get_running_loop()
-        result = await loop.run_in_executor(_threads, self.fn, messages, ctx)
+        result = await threads.call(self.fn, messages, ctx)
         if inspect.isawaitable(result):
             result = await result
         return normalize_result(result)
@@ -119,10 +166,35 @@ class GrpcAgent:
 _cache: dict[str, Agent] = {}
 
 
-def _import_callable(target: str, spec: str) -> Callable[..., Any]:
-    module_name, sep, attr = target.rpartition(":")
+def parse_python_spec(spec: str) -> tuple[str, str]:
+    """``(module or path, attribute)`` of a ``python:`` spec; InvalidArgument when malformed."""
+    module_name, sep, attr = spec[len("python:") :].rpartition(":")
     if not sep or not module_name or not attr:
         raise InvalidArgument(f"agent spec {spec!r} must look like python:module:function")
+    return module_name, attr
+
+
+def check_spec(spec: str) -> str:
+    """The spec, stripped, if it has a known form (nothing is imported); InvalidArgument if not."""
+    spec = (spec or "").strip()
+    if spec.startswith("python:"):
+        parse_python_spec(spec)
+    elif spec.startswith("grpc://"):
+        if not spec[len("grpc://") :]:
+            raise InvalidArgument(f"agent spec {spec!r} needs host:port")
+    elif not spec:
+        raise InvalidArgument(
+            "no agent given: pass --agent python:module:function or set 'agent' in the suite"
+        )
+    else:
+        raise InvalidArgument(
+            f"unsupported agent spec {spec!r}: use python:module:function or grpc://host:port"
+        )
+    return spec
+
+
+def _import_callable(spec: str) -> Callable[..., Any]:
+    module_name, attr = parse_python_spec(spec)
     if module_name.endswith(".py") or os.sep in module_name:
         path = Path(module_name).resolve()
         if not path.exists():
@@ -159,21 +231,11 @@ def load_agent(spec: str) -> Agent:
     spec = (spec or "").strip()
     if spec in _cache:
         return _cache[spec]
+    spec = check_spec(spec)
     agent: Agent
     if spec.startswith("python:"):
-        agent = PythonAgent(spec, _import_callable(spec[len("python:") :], spec))
-    elif spec.startswith("grpc://"):
-        target = spec[len("grpc://") :]
-        if not target:
-            raise InvalidArgument(f"agent spec {spec!r} needs host:port")
-        agent = GrpcAgent(spec, target)
-    elif not spec:
-        raise InvalidArgument(
-            "no agent given: pass --agent python:module:function or set 'agent' in the suite"
-        )
+        agent = PythonAgent(spec, _import_callable(spec))
     else:
-        raise InvalidArgument(
-            f"unsupported agent spec {spec!r}: use python:module:function or grpc://host:port"
-        )
+        agent = GrpcAgent(spec, spec[len("grpc://") :])
     _cache[spec] = agent
     return agent

@@ -122,6 +122,7 @@ class RunnerComponent:
     async def prepare(self) -> None:
         await upgrade(self.engine, "runner", MIGRATIONS)
         self.service.cancelled |= await self.service.repo.cancelled_ids()
+        self.service.trials.start()  # agent workers start while the rest of the host does
 
     def register_handlers(self, broker: NatsBroker) -> None:
         self.broker = broker
@@ -157,6 +158,7 @@ class RunnerComponent:
             self._watchdog.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._watchdog
+        await self.service.close()
         if self.saved_evals is not None:
             await self.saved_evals.close()
         if self.stored_suites is not None:

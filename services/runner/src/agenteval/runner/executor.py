@@ -13,7 +13,7 @@ from pydantic import ValidationError
 from agenteval.contracts.errors import AgentEvalError
 from agenteval.contracts.events import TrialRequested
 from agenteval.contracts.trace import Step, Trace, TrialError, Usage
-from agenteval.runner.agents import BadAgentOutput, load_agent
+from agenteval.runner.agents import Agent, AgentOutput, BadAgentOutput, load_agent
 from agenteval.sdk import AgentContext
 
 MAX_ERROR_CHARS = 4000
@@ -29,10 +29,17 @@ def _error(code: str, message: str, retryable: bool = False) -> TrialError:
     return TrialError(code=code, message=message[:MAX_ERROR_CHARS], retryable=retryable)
 
 
-async def run_trial(req: TrialRequested, cancelled: bool = False) -> Trace:
-    """Run the agent for one trial and return its full trace; never raises for agent faults."""
+MEMORY_HINT = ""
+"""Said after "the agent ran out of memory" (an agent worker names its limit here)."""
+
+CANCEL_GRACE_S = 0.5
+"""How long a timed-out agent gets to wind down once cancelled before an agent worker answers
+for its trial and abandons it (an agent that ignores cancellation)."""
+
+
+def trial_context(req: TrialRequested) -> AgentContext:
     case = req.case
-    ctx = AgentContext(
+    return AgentContext(
         run_id=req.run_id,
         case_id=case.id,
         trial_index=req.trial_index,
@@ -41,41 +48,84 @@ async def run_trial(req: TrialRequested, cancelled: bool = False) -> Trace:
         tool_mocks=case.tool_mocks,
         metadata=case.metadata,
     )
-    messages = [m.model_dump() for m in case.input]
-    meta: dict[str, Any] = {"seed": req.seed, "agent": req.agent, "agent_version": req.agent_version}
+
+
+def trial_metadata(seed: int, agent: str, agent_version: str) -> dict[str, Any]:
+    return {"seed": seed, "agent": agent, "agent_version": agent_version}
+
+
+def cancelled_trace(req: TrialRequested) -> Trace:
+    return Trace(
+        input=req.case.input,
+        status="error",
+        metadata=trial_metadata(req.seed, req.agent, req.agent_version),
+        error=_error("cancelled", "the run was cancelled before this trial started"),
+    )
+
+
+async def run_trial(req: TrialRequested, cancelled: bool = False) -> Trace:
+    """Run the agent for one trial in this process and return its full trace; never raises
+    for agent faults (the trusted, in-process way; agent workers call :func:`run_agent`)."""
     if cancelled:
-        return Trace(
-            input=case.input,
-            status="error",
-            metadata=meta,
-            error=_error("cancelled", "the run was cancelled before this trial started"),
-        )
+        return cancelled_trace(req)
+    trace = await run_agent(
+        req.agent,
+        [m.model_dump() for m in req.case.input],
+        trial_context(req),
+        req.timeout_s,
+        trial_metadata(req.seed, req.agent, req.agent_version),
+    )
+    trace.input = req.case.input
+    return trace
+
+
+async def run_agent(
+    spec: str,
+    messages: list[dict[str, Any]],
+    ctx: AgentContext,
+    timeout_s: float,
+    meta: dict[str, Any],
+) -> Trace:
+    """Load and run the agent under its timeout; its trace (without ``input``), whatever it did."""
     started = time.perf_counter()
-    status = "ok"
+    result: AgentOutput | None = None
     error: TrialError | None = None
-    output: str | None = None
-    extra: dict[str, Any] = {}
     try:
-        agent = load_agent(req.agent)
-        result = await asyncio.wait_for(agent.run(messages, ctx), timeout=req.timeout_s)
-        output, extra = result.output, result.extra
+        agent = load_agent(spec)
+        result = await _call(agent, messages, ctx, timeout_s)
     except TimeoutError:
-        status = "timeout"
-        error = _error("timeout", f"the agent did not finish within {req.timeout_s:g}s", retryable=True)
+        error = timeout_error(timeout_s)
     except BadAgentOutput as exc:
-        status = "error"
         error = _error("bad_agent_output", str(exc))
     except AgentEvalError as exc:
-        status = "error"
         error = _error("agent_not_found", str(exc))
+    except MemoryError:
+        error = _error("agent_out_of_memory", f"MemoryError: the agent ran out of memory{MEMORY_HINT}")
+    except AgentExited as exc:
+        error = _error("agent_exited", f"the agent called sys.exit({exc.code!r}); the trial ends here")
     except Exception as exc:
-        status = "error"
-        error = _error("agent_error", f"{type(exc).__name__}: {exc}")
-    latency_ms = (time.perf_counter() - started) * 1000.0
+        error = _error("agent_error", f"{type(exc).__name__}: {_text(exc)}")
+    return build_trace(ctx, meta, (time.perf_counter() - started) * 1000.0, result, error)
 
+
+def timeout_error(timeout_s: float) -> TrialError:
+    return _error("timeout", f"the agent did not finish within {timeout_s:g}s", retryable=True)
+
+
+def build_trace(
+    ctx: AgentContext,
+    meta: dict[str, Any],
+    latency_ms: float,
+    result: AgentOutput | None,
+    error: TrialError | None,
+) -> Trace:
+    """The trace of a trial from what its context recorded and what the agent returned (or
+    the error that ended it)."""
+    status = "ok" if error is None else "timeout" if error.code == "timeout" else "error"
     steps = list(ctx.steps)
     usage = ctx.usage
     state = ctx.state
+    output, extra = (result.output, result.extra) if result is not None else (None, {})
     if extra:
         try:
             if "steps" in extra:
@@ -90,7 +140,6 @@ async def run_trial(req: TrialRequested, cancelled: bool = False) -> Trace:
         if isinstance(extra.get("metadata"), dict):
             meta.update(extra["metadata"])
     return Trace(
-        input=case.input,
         steps=steps,
         output=output,
         state=state,
@@ -99,6 +148,50 @@ async def run_trial(req: TrialRequested, cancelled: bool = False) -> Trace:
         status=status,
         error=error,
         metadata=meta,
+    )
+
+
+async def _call(
+    agent: Agent, messages: list[dict[str, Any]], ctx: AgentContext, timeout_s: float
+) -> AgentOutput:
+    """The agent's output, or TimeoutError once ``timeout_s`` has passed (the agent is then
+    cancelled: a sync agent's thread runs on, counted in ``agents.threads``). An agent that
+    ignores the cancellation holds its trial; an agent worker answers for it (and abandons it)."""
+    try:
+        async with asyncio.timeout(timeout_s):
+            return await agent.run(messages, ctx)
+    except SystemExit as exc:  # raised out of a task, it would take the event loop down
+        raise AgentExited(exc.code) from None
+
+
+class AgentExited(Exception):
+    """The agent raised SystemExit: the trial ends, its process does not."""
+
+    def __init__(self, code: object) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+def _text(exc: BaseException) -> str:
+    try:
+        return str(exc)
+    except Exception:
+        return "(its message could not be read)"
+
+
+def unserializable(trace: Trace, exc: Exception) -> Trace:
+    """An error trace in place of one that cannot be written as JSON (what can be kept is)."""
+    message = f"the agent's result cannot be serialized: {type(exc).__name__}: {_text(exc)}"
+    keep = trace.model_copy(update={"steps": [], "state": {}, "output": None})
+    meta = {k: v for k, v in trace.metadata.items() if k in ("seed", "agent", "agent_version")}
+    for field, value in (("steps", trace.steps), ("state", trace.state), ("output", trace.output)):
+        try:
+            keep.model_copy(update={field: value}).model_dump_json()
+        except Exception:
+            continue
+        keep = keep.model_copy(update={field: value})
+    return keep.model_copy(
+        update={"status": "error", "error": _error("bad_agent_output", message), "metadata": meta}
     )
 
 

@@ -17,3 +17,12 @@ TRIAL_SECONDS = Histogram(
     "Wall time of one trial",
     buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120),
 )
+AGENT_WORKERS = Gauge("agenteval_runner_agent_workers", "Agent worker processes alive")
+# Why agent workers ended: unresponsive (killed: its event loop was blocked past a trial's time),
+# died (by itself: os._exit, a crash, the OOM killer), retired (holding timed-out sync agents),
+# failed_start.
+AGENT_WORKER_EXITS = Counter(
+    "agenteval_runner_agent_worker_exits_total", "Agent worker processes that ended, by why", ["reason"]
+)
+for _reason in ("unresponsive", "died", "retired", "failed_start"):
+    AGENT_WORKER_EXITS.labels(reason=_reason)

@@ -35,10 +35,10 @@ from agenteval.contracts.summary import RunSummary
 from agenteval.contracts.trace import Trace, TrialError
 from agenteval.grading.eval_function import SAVED_EVAL
 from agenteval.runner import instruments
-from agenteval.runner.agents import load_agent
-from agenteval.runner.executor import fit_trace, fits_bus, run_trial, trial_seed
+from agenteval.runner.executor import fit_trace, fits_bus, trial_seed, unserializable
 from agenteval.runner.repository import RunRecord, RunRepository
 from agenteval.runner.settings import RunnerSettings
+from agenteval.runner.trials import TrialRunner
 from agenteval.runtime.coalesce import Coalescer
 from agenteval.suites import SuiteError, filter_cases, parse_ref, suite_digest, validate_suite
 
@@ -101,6 +101,7 @@ class RunnerService:
         publish: Publisher,
         transcripts: TranscriptBucket | None = None,
         windows: RunWindows | None = None,
+        trials: TrialRunner | None = None,
     ) -> None:
         self.repo = repo
         self.settings = settings
@@ -110,6 +111,8 @@ class RunnerService:
         """Where traces too large for the bus go whole (None: they are only cut)."""
         self.windows = windows
         """Where limited runs' windows are kept when replicas share the limit."""
+        self.trials = trials or TrialRunner(settings)
+        """Where agents run: agent worker processes, unless the settings trust them."""
         self.cancelled: set[str] = set()
         self._progress_seen: dict[str, tuple[int, float]] = {}
         """Per active run, (trials graded, when that count was first seen) for the watchdog."""
@@ -154,7 +157,7 @@ class RunnerService:
         except SuiteError as exc:
             raise InvalidArgument(str(exc)) from None
         agent = inp.agent or suite.agent or ""
-        load_agent(agent)  # fail now, with a clear reason, not in every trial
+        await self.trials.check(agent)  # fail now, with a clear reason, not in every trial
         if inp.k is not None and not 1 <= inp.k <= 1000:
             raise InvalidArgument(f"k must be between 1 and 1000, got {inp.k}")
         if inp.timeout_s is not None and not (math.isfinite(inp.timeout_s) and 0 < inp.timeout_s <= 3600):
@@ -344,10 +347,10 @@ class RunnerService:
         instruments.TRIALS_IN_FLIGHT.inc()
         try:
             if limit is None:
-                trace = await run_trial(req, cancelled=req.run_id in self.cancelled)
+                trace = await self.trials.run(req, cancelled=req.run_id in self.cancelled)
             else:
                 async with limit:
-                    trace = await run_trial(req, cancelled=req.run_id in self.cancelled)
+                    trace = await self.trials.run(req, cancelled=req.run_id in self.cancelled)
         finally:
             instruments.TRIALS_IN_FLIGHT.dec()
         # Let the trials that wait for the slot just freed start before this one is published.
@@ -415,7 +418,12 @@ class RunnerService:
         """The trace to put in trial.completed and, when it is too large for the bus, the
         reference to the whole of it in the transcripts bucket (the event carries a cut copy).
         Should the bucket fail, the cut copy travels alone: the trial is never lost."""
-        if fits_bus(trace):
+        try:
+            fits = fits_bus(trace)
+        except Exception as exc:  # an agent's value JSON cannot hold: this trial fails, not its batch
+            trace = unserializable(trace, exc)
+            fits = fits_bus(trace)
+        if fits:
             return trace, None
         ref = None
         if self.transcripts is not None:
@@ -438,6 +446,10 @@ class RunnerService:
                 self._run_limits.clear()
             sem = self._run_limits[req.run_id] = asyncio.Semaphore(req.concurrency)
         return sem
+
+    async def close(self) -> None:
+        """Stop the agent workers (trials still running in them are handed back)."""
+        await self.trials.close()
 
     # -- following runs ----------------------------------------------------------------
     async def on_progress(self, events: Sequence[RunProgressed]) -> None:

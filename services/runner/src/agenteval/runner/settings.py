@@ -23,6 +23,27 @@ class RunnerSettings(BaseSettings):
     living runner keeps its long trials with in-progress acks."""
     default_timeout_s: float = 60.0
     """Per-trial timeout when neither the run nor the suite sets one."""
+    agents_in_process: bool = False
+    """Run ``python:`` agents inside the runner's own process, as trusted code (how agenteval
+    ran them before agent workers). Nothing protects the runner then: a blocking, exiting,
+    memory-hungry or noisy agent stops or floods it for every run. For local runs of your own
+    agents only; the default runs them in agent worker processes."""
+    agent_workers: int = Field(default=0, ge=0)
+    """Agent worker processes of this runner (0: two, up to four on a larger machine). Each
+    runs many trials at once: async agents on its event loop, sync agents on its threads."""
+    agent_worker_threads: int = Field(default=32, ge=1)
+    """Sync agents one agent worker runs at once."""
+    agent_memory_mb: int = Field(default=4096, ge=0)
+    """Address-space limit of each agent worker in MiB (0: none): an agent that allocates past
+    it gets a MemoryError (or its worker dies), not the machine's memory."""
+    agent_output_chars: int = Field(default=65536, ge=0)
+    """What an agent prints to stdout and stderr, kept per trial and stream in its trace
+    (``metadata.stdout`` / ``metadata.stderr``); the rest is counted and dropped."""
+    agent_max_trace_bytes: int = Field(default=64 * 1024 * 1024, ge=1024)
+    """Largest trace an agent worker sends back; a larger one makes the trial an error."""
+    agent_kill_grace_s: float = Field(default=1.0, gt=0)
+    """How long past a trial's timeout an agent worker whose event loop is blocked is given
+    before it is killed (and the trials it held are judged or run again)."""
     evalgen_addr: str | None = None
     """EvalGeneratorService address, to check a suite's eval:NAME graders at submit (embedded: this
     process's)."""
