@@ -10,7 +10,6 @@ runner's agent worker processes.
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -64,13 +63,14 @@ async def run_and_read(
     total = k * len(suite.cases)
     for _ in range(200):  # the transcript store catches up a moment after run.completed
         trials = await client.trials(run.run_id)
-        if len(trials) == total and all(t.HasField("passed") for t in trials):
+        if len(trials) == total and all(t.passed is not None and t.trace is not None for t in trials):
             break
         await asyncio.sleep(0.05)
     assert len(trials) == total, f"{len(trials)} of {total} trials were stored"
     out: dict[str, list[dict[str, Any]]] = {}
     for t in trials:
-        out.setdefault(t.case_id, []).append({"passed": t.passed, "trace": json.loads(t.trace_json)})
+        trace = t.trace.to_eval_dict() if t.trace is not None else {}
+        out.setdefault(t.case_id, []).append({"passed": t.passed, "trace": trace})
     return out
 
 

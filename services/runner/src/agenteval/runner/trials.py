@@ -96,8 +96,9 @@ class TrialRunner:
                     req,
                     Verdict(
                         "error",
-                        "bad_worker_output",
-                        f"the agent worker sent a trace that does not fit: {exc}",
+                        "bad_agent_output",
+                        "the agent recorded a trace that does not fit (token counts are whole "
+                        f"numbers from 0 to 2**63-1, durations finite): {exc}",
                     ),
                     (time.perf_counter() - started) * 1000.0,
                 )
