@@ -25,7 +25,7 @@ demo: install
 
 ## The tests (real NATS, SQLite, PostgreSQL, gRPC on loopback, subprocess sandboxes).
 test: install
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n 2
 
 ## Style, types and layering: what CI checks besides the tests.
 lint: install
