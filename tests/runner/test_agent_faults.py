@@ -108,7 +108,7 @@ async def test_a_blocking_async_agent_times_out_alone_and_the_runner_stays_servi
         await asyncio.sleep(0.5)  # the faulty trials are blocking their workers' loops now
         for _ in range(5):  # the runner answers at once throughout
             resp = await health.Check(
-                health_pb2.HealthCheckRequest(service="agenteval.v1.RunService"), timeout=1.0
+                health_pb2.HealthCheckRequest(service="agenteval.v1.RunService"), timeout=2.0
             )
             assert resp.status == health_pb2.HealthCheckResponse.SERVING
             await asyncio.sleep(0.1)
