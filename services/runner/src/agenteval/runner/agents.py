@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from agenteval.contracts.errors import InvalidArgument
+from agenteval.contracts.errors import InvalidArgument, PermissionDenied
 from agenteval.sdk import AgentContext
 
 
@@ -191,6 +191,29 @@ def check_spec(spec: str) -> str:
             f"unsupported agent spec {spec!r}: use python:module:function or grpc://host:port"
         )
     return spec
+
+
+def check_allowed(spec: str, modules: str | None, paths: bool) -> None:
+    """Refuse a ``python:`` agent the runner's policy does not allow (see RunnerSettings.agent_modules)."""
+    spec = (spec or "").strip()
+    if not spec.startswith("python:"):
+        return
+    module_name, _ = parse_python_spec(spec)
+    if module_name.endswith(".py") or "/" in module_name or os.sep in module_name:
+        if not paths:
+            raise PermissionDenied(
+                f"agent {spec!r}: this runner does not run agents from file paths; run a module "
+                "allowed by AGENTEVAL_RUNNER_AGENT_MODULES, or set AGENTEVAL_RUNNER_AGENT_PATHS=1"
+            )
+        return
+    allowed = [m.strip() for m in (modules or "").split(",") if m.strip()]
+    if "*" in allowed or any(module_name == m or module_name.startswith(m + ".") for m in allowed):
+        return
+    raise PermissionDenied(
+        f"agent {spec!r}: module {module_name!r} is not one this runner may run "
+        f"(AGENTEVAL_RUNNER_AGENT_MODULES={modules or ''!r}); use a grpc:// agent, or ask the "
+        "operator to allow the module"
+    )
 
 
 def _import_callable(spec: str) -> Callable[..., Any]:

@@ -136,6 +136,14 @@ class RunnerComponent:
         )
 
     async def started(self, host: ServiceHost) -> None:
+        if self.settings.agent_modules is None and not _loopback(host.grpc.address):
+            # Reachable from other hosts: a python: spec would run any code here. Say so once.
+            self.service.agent_modules, self.service.agent_paths = "", self.settings.agent_paths
+            log.warning(
+                "runner listens on %s: python: agents are refused until AGENTEVAL_RUNNER_AGENT_MODULES "
+                "names the modules callers may run",
+                host.grpc.address,
+            )
         target = self.settings.evalgen_addr or host.target
         self.saved_evals = SavedEvalCheck(target, self.settings.evalgen_timeout_s)
         self.service.saved_evals = self.saved_evals
@@ -164,3 +172,8 @@ class RunnerComponent:
         if self.stored_suites is not None:
             await self.stored_suites.close()
         await self.engine.dispose()
+
+
+def _loopback(address: str) -> bool:
+    host = address.rsplit(":", 1)[0].strip("[]")
+    return host in ("127.0.0.1", "localhost", "::1") or host.startswith("127.")

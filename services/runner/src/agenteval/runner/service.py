@@ -35,6 +35,7 @@ from agenteval.contracts.summary import RunSummary
 from agenteval.contracts.trace import Trace, TrialError
 from agenteval.grading.eval_function import SAVED_EVAL
 from agenteval.runner import instruments
+from agenteval.runner.agents import check_allowed
 from agenteval.runner.executor import fit_trace, fits_bus, trial_seed, unserializable
 from agenteval.runner.repository import RunRecord, RunRepository
 from agenteval.runner.settings import RunnerSettings
@@ -114,6 +115,9 @@ class RunnerService:
         self.trials = trials or TrialRunner(settings)
         """Where agents run: agent worker processes, unless the settings trust them."""
         self.cancelled: set[str] = set()
+        self.agent_modules: str | None = settings.agent_modules if settings.agent_modules is not None else "*"
+        self.agent_paths: bool = settings.agent_paths or settings.agent_modules is None
+        """Which python: agents callers may run (the component narrows it when it listens beyond loopback)."""
         self._progress_seen: dict[str, tuple[int, float]] = {}
         """Per active run, (trials graded, when that count was first seen) for the watchdog."""
         self._run_limits: dict[str, asyncio.Semaphore] = {}
@@ -157,6 +161,7 @@ class RunnerService:
         except SuiteError as exc:
             raise InvalidArgument(str(exc)) from None
         agent = inp.agent or suite.agent or ""
+        check_allowed(agent, self.agent_modules, self.agent_paths)
         await self.trials.check(agent)  # fail now, with a clear reason, not in every trial
         if inp.k is not None and not 1 <= inp.k <= 1000:
             raise InvalidArgument(f"k must be between 1 and 1000, got {inp.k}")

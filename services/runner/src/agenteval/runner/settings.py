@@ -47,6 +47,14 @@ class RunnerSettings(BaseSettings):
     evalgen_addr: str | None = None
     """EvalGeneratorService address, to check a suite's eval:NAME graders at submit (embedded: this
     process's)."""
+    agent_modules: str | None = None
+    """Which ``python:`` agents a caller may run: comma-separated module prefixes
+    (``mycompany.agents,examples``), ``*`` for any module. Unset: any, when the runner listens
+    on loopback only (embedded, local); none, when it listens on another interface, since a
+    ``python:`` spec runs code on the runner's host. ``grpc://`` agents are always allowed."""
+    agent_paths: bool = False
+    """Whether ``python:path/to/file.py:fn`` agents may be run (a path on the runner's host).
+    Implied when the runner listens on loopback only and agent_modules is unset."""
     max_suite_bytes: int = Field(default=900 * 1024, ge=1024, le=64 * 1024 * 1024)
     """The largest suite (as JSON) a run takes: its run.submitted event carries it whole, and
     the bus takes 1 MB a message by default."""

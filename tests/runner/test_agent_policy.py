@@ -1,0 +1,68 @@
+"""Who may run what: a runner reachable from other hosts refuses python: agents it was not told
+to allow (a python: spec runs code on its host); on loopback (embedded, local) it runs any."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agenteval.contracts.errors import PermissionDenied
+from agenteval.contracts.suite import Suite
+from agenteval.runner.app import RunnerComponent
+from agenteval.runner.settings import RunnerSettings
+from agenteval.runtime.host import ServiceHost
+from agenteval.runtime.settings import CommonSettings
+from agenteval.sdk import Client
+
+SUITE = Suite.model_validate({"name": "policy", "cases": [{"id": "a", "input": "hi"}]})
+
+
+async def _host(
+    nats_url: str, bus_prefix: str, tmp_path: Path, address: str, **runner: object
+) -> ServiceHost:
+    common = CommonSettings(nats_url=nats_url, bus_prefix=bus_prefix, data_dir=tmp_path)
+    host = ServiceHost(
+        [RunnerComponent(common, RunnerSettings(shared_limit=False, **runner))],
+        common,
+        address,  # type: ignore[arg-type]
+    )
+    await host.start()
+    return host
+
+
+async def test_a_runner_on_every_interface_refuses_python_agents_not_allowed(
+    nats_url: str, bus_prefix: str, tmp_path: Path
+) -> None:
+    host = await _host(nats_url, bus_prefix, tmp_path, "0.0.0.0:0")
+    try:
+        async with Client(f"127.0.0.1:{host.grpc.port}") as client:
+            for spec in ("python:tests.agents:coin", "python:subprocess:run", "python:tests/agents.py:coin"):
+                with pytest.raises(PermissionDenied, match="AGENTEVAL_RUNNER_AGENT"):
+                    await client.submit(SUITE, agent=spec)
+            assert await client.list_runs() == [], "a refused run was stored"
+    finally:
+        await host.stop()
+
+
+async def test_allowed_modules_run_and_others_do_not(nats_url: str, bus_prefix: str, tmp_path: Path) -> None:
+    host = await _host(nats_url, bus_prefix, tmp_path, "0.0.0.0:0", agent_modules="tests.agents,examples")
+    try:
+        async with Client(f"127.0.0.1:{host.grpc.port}") as client:
+            run = await client.submit(SUITE, agent="python:tests.agents:coin")
+            assert run.status in ("pending", "running")
+            for spec in ("python:tests.agents_evil:run", "python:os:system", "python:tests/agents.py:coin"):
+                with pytest.raises(PermissionDenied):
+                    await client.submit(SUITE, agent=spec)
+    finally:
+        await host.stop()
+
+
+async def test_a_loopback_runner_runs_any_agent(nats_url: str, bus_prefix: str, tmp_path: Path) -> None:
+    host = await _host(nats_url, bus_prefix, tmp_path, "127.0.0.1:0")
+    try:
+        async with Client(host.target) as client:
+            run = await client.submit(SUITE, agent="python:tests/agents.py:coin")
+            assert run.status in ("pending", "running")
+    finally:
+        await host.stop()
