@@ -51,16 +51,16 @@ async def bad_crashy(messages: list[dict[str, Any]], ctx: Any) -> str:
     return await bad(messages, ctx)
 
 
-MOOD = {"down": False}
-"""While MOOD["down"] is set, `moody` gets the BROKEN cases wrong: a dependency down for whole runs."""
-
-
 async def moody(messages: list[dict[str, Any]], ctx: Any) -> str:
-    """Right on "gamma", right 70% of the time on "alpha", and on the BROKEN cases right
-    unless MOOD["down"] is set."""
-    question = _question(messages)
-    if question == "alpha":
+    """Right on "gamma", right 70% of the time on "alpha", right on the BROKEN cases: a good day."""
+    if _question(messages) == "alpha":
         return await noisy(messages, ctx)
-    if question in BROKEN and MOOD["down"]:
-        return "answer: no idea"
     return _answer(messages, ctx)
+
+
+async def moody_down(messages: list[dict[str, Any]], ctx: Any) -> str:
+    """`moody` on a day a dependency is down for the whole run: the BROKEN cases go wrong.
+    (Two functions, not a flag: agents run in worker processes, where a test's flag is not.)"""
+    if _question(messages) in BROKEN:
+        return "answer: no idea"
+    return await moody(messages, ctx)

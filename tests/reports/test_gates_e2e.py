@@ -84,10 +84,9 @@ async def world(tmp_path_factory: pytest.TempPathFactory):
             edited_suite = _suite("gates-e2e", ("alpha", "beta", "delta", "epsilon"), changed="alpha")
             edited = await _run(client, edited_suite, "good", "edited", 1)
             moody = []
-            for i in range(4):
-                agents.MOOD["down"] = i % 2 == 1
-                moody.append(await _run(client, SUITE, "moody", "moody", 10 + i, k=8))
-            agents.MOOD["down"] = False
+            for i in range(4):  # the same version, its dependency down in every other run
+                agent = "moody_down" if i % 2 == 1 else "moody"
+                moody.append(await _run(client, SUITE, agent, "moody", 10 + i, k=8))
         yield World(
             stack.target, good, crashy, bad, bad_crashy, good_k3, good_k3b, other_suite, edited, moody
         )
