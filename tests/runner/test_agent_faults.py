@@ -36,9 +36,10 @@ def fault_suite(fault: str, neighbours: int = NEIGHBOURS) -> Suite:
     return Suite.model_validate(
         {
             "name": f"fault-{fault}",
+            "trials": 2,
             "graders": [{"output_contains": {"text": "fine"}}],
             "cases": [
-                {"id": "faulty", "input": "misbehave", "metadata": {"fault": fault}},
+                {"id": "faulty", "input": "misbehave", "metadata": {"fault": fault}, "trials": 1},
                 *({"id": f"n{i}", "input": "behave"} for i in range(neighbours)),
             ],
         }
@@ -52,7 +53,7 @@ async def stack(tmp_path: Path) -> AsyncIterator[EmbeddedStack]:
 
 
 async def run_and_read(
-    client: Client, suite: Suite, agent: str, k: int = 2, timeout_s: float = TIMEOUT_S
+    client: Client, suite: Suite, agent: str, k: int | None = None, timeout_s: float = TIMEOUT_S
 ) -> dict[str, list[dict[str, Any]]]:
     """Submit, wait for the run to end (within its timeout plus the margin), and return each
     case's graded trials: {case_id: [{"passed": bool, "trace": dict}, ...]}."""
@@ -60,7 +61,7 @@ async def run_and_read(
         run = await client.submit(suite, agent=agent, k=k, timeout_s=timeout_s)
         events = [ev async for ev in client.watch(run.run_id)]
     assert events[-1].type == runner_pb2.RUN_EVENT_TYPE_COMPLETED, "the run did not complete"
-    total = k * len(suite.cases)
+    total = sum(suite.trials_for(case, k) for case in suite.cases)
     for _ in range(200):  # the transcript store catches up a moment after run.completed
         trials = await client.trials(run.run_id)
         if len(trials) == total and all(t.passed is not None and t.trace is not None for t in trials):
