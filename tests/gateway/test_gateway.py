@@ -82,6 +82,8 @@ async def test_one_address_serves_every_service(gateway: str) -> None:
             health = health_pb2_grpc.HealthStub(ch)
             ok = await health.Check(health_pb2.HealthCheckRequest(service="agenteval.v1.RunService"))
             assert ok.status == health_pb2.HealthCheckResponse.SERVING
+            listed = await health.List(health_pb2.HealthListRequest())
+            assert listed.statuses["agenteval.v1.RunService"].status == health_pb2.HealthCheckResponse.SERVING
             unknown = ch.unary_unary(
                 "/agenteval.v1.Nope/Nothing",
                 request_serializer=lambda b: b,

@@ -57,3 +57,28 @@ async def test_an_error_never_echoes_a_huge_id(stack: EmbeddedStack) -> None:
             await runs.GetRun(runner_pb2.GetRunRequest(run_id="x" * 5_000_000))
         assert info.value.code() in (grpc.StatusCode.NOT_FOUND, grpc.StatusCode.INVALID_ARGUMENT)
         assert len(info.value.details() or "") < 2000
+
+
+async def test_health_list_names_every_service_the_server_serves() -> None:
+    """Health/List answers (the stock asyncio servicer answers UNIMPLEMENTED) with each
+    registered service SERVING."""
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+    from agenteval.runtime.grpc_server import GrpcServer
+    from agenteval.v1 import runner_pb2, runner_pb2_grpc
+
+    server = GrpcServer("127.0.0.1:0")
+    server.add(
+        runner_pb2_grpc.add_RunServiceServicer_to_server,
+        runner_pb2_grpc.RunServiceServicer(),
+        [runner_pb2.DESCRIPTOR.services_by_name["RunService"].full_name],
+    )
+    await server.start()
+    try:
+        async with grpc.aio.insecure_channel(server.target) as ch:
+            listed = await health_pb2_grpc.HealthStub(ch).List(health_pb2.HealthListRequest(), timeout=5)
+        statuses = {name: s.status for name, s in listed.statuses.items()}
+        assert statuses["agenteval.v1.RunService"] == health_pb2.HealthCheckResponse.SERVING
+        assert statuses[""] == health_pb2.HealthCheckResponse.SERVING
+    finally:
+        await server.stop(0)

@@ -14,11 +14,11 @@ from typing import Any, TypeVar
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from grpc_health.v1.health import aio as health_aio
 from grpc_reflection.v1alpha import reflection
 
 from agenteval.contracts import errors
 from agenteval.contracts.transport import MAX_MESSAGE_BYTES, STATUS_CODES, channel
+from agenteval.runtime.health import HealthServicer
 
 log = logging.getLogger("agenteval.grpc")
 
@@ -220,7 +220,7 @@ class GrpcServer:
                 ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
             ],
         )
-        self.health = health_aio.HealthServicer()
+        self.health = HealthServicer()
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
         self.address = address
         self.port = 0

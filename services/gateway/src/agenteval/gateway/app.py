@@ -9,13 +9,13 @@ import sys
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from grpc_health.v1.health import aio as health_aio
 from grpc_reflection.v1alpha import reflection
 
 from agenteval.contracts.transport import MAX_MESSAGE_BYTES
 from agenteval.gateway.proxy import Router
 from agenteval.gateway.routes import routes
 from agenteval.gateway.settings import GatewaySettings
+from agenteval.runtime.health import HealthServicer
 
 log = logging.getLogger("agenteval.gateway")
 
@@ -29,7 +29,7 @@ class Gateway:
         self.address = address or settings.grpc_address
         self.methods = routes(settings)
         self.router = Router(self.methods, settings.default_timeout_s)
-        self.health = health_aio.HealthServicer()
+        self.health = HealthServicer()
         self.server = grpc.aio.server(
             options=[
                 ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
