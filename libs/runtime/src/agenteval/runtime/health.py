@@ -16,7 +16,7 @@ from grpc_health.v1.health import aio as health_aio
 class HealthServicer(health_aio.HealthServicer):
     async def List(
         self, request: health_pb2.HealthListRequest, context: Any
-    ) -> health_pb2.HealthListResponse:  # type: ignore[override]
+    ) -> health_pb2.HealthListResponse:
         statuses = {
             name: health_pb2.HealthCheckResponse(status=status)
             for name, status in dict(self._server_status).items()
