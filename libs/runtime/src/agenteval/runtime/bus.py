@@ -42,7 +42,7 @@ Handler = Callable[[Any], Awaitable[None]]
 # handlers are quick; a trial may run for long, so its handler tells the server it is still
 # at work every third of the ack wait, and a dead runner's trials come back within a minute.
 ACK_WAIT_S = 30.0
-TRIAL_ACK_WAIT_S = 60.0
+TRIAL_ACK_WAIT_S = 10.0
 # After this many deliveries a message is dead-lettered: its service records the failure as
 # data (DeadHandler) and the original goes to <prefix>.delivery.failed. The server itself
 # never gives up on a message (max_deliver -1): giving up is ours, so it is never silent.
