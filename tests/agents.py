@@ -114,3 +114,10 @@ async def odd_values(messages: list[dict[str, Any]], ctx: Any) -> str:
     elif text == "impossible":
         ctx.usage.input_tokens = 10**30
     return f"done: {text}"
+
+
+async def coin_nap(messages: list[dict[str, Any]], ctx: Any) -> str:
+    """A seeded coin after a nap of 0.2-0.4 s (long enough to break things mid-run)."""
+    heads = ctx.rng.random() < 0.5
+    await asyncio.sleep(0.2 + ctx.rng.random() * 0.2)
+    return "heads" if heads else "tails"

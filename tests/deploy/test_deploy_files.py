@@ -318,15 +318,41 @@ def test_compose_agenteval_services_run_known_services_with_bus_and_database(
         served.add(svc["command"][2])
         assert svc["command"][2] in KNOWN_SERVICES, f"{name} serves an unknown service"
         depends = svc.get("depends_on") or {}
-        assert {"nats", "postgres"} <= set(depends), f"{name} does not depend on nats and postgres"
+        assert {*NATS_NODES, "postgres"} <= set(depends), (
+            f"{name} does not wait for every NATS node and postgres"
+        )
         env = svc.get("environment") or {}
-        assert env.get("AGENTEVAL_NATS_URL", "").startswith("nats://nats:"), name
+        urls = env.get("AGENTEVAL_NATS_URL", "").split(",")
+        assert {u.split("//")[1].split(":")[0] for u in urls} == set(NATS_NODES), f"{name} knows {urls}"
+        assert env.get("AGENTEVAL_BUS_REPLICAS") == str(len(NATS_NODES)), (
+            f"{name}: the stream is not replicated"
+        )
         assert "@postgres:" in env.get("AGENTEVAL_DATABASE_URL", ""), name
         port = int(env.get("AGENTEVAL_METRICS_PORT", METRICS_PORT))
         assert port == METRICS_PORT, f"{name} serves /metrics on {port}, Prometheus scrapes {METRICS_PORT}"
     assert served == KNOWN_SERVICES, f"services never deployed: {sorted(KNOWN_SERVICES - served)}"
-    for dep in ("nats", "postgres"):
+    for dep in (*NATS_NODES, "postgres"):
         assert dep in compose["services"]
+
+
+NATS_NODES = ("nats-1", "nats-2", "nats-3")
+
+
+def test_nats_is_a_3_node_jetstream_cluster_whose_routes_name_every_other_node(
+    compose: dict[str, Any],
+) -> None:
+    for node in NATS_NODES:
+        svc = compose["services"][node]
+        args = svc["command"]
+        flag = {args[i]: args[i + 1] for i in range(len(args) - 1) if args[i].startswith("-")}
+        assert "-js" in args and flag["-sd"] == "/data", f"{node} runs without a JetStream store"
+        assert flag["--server_name"] == node and flag["--cluster_name"] == "agenteval"
+        routes = {r.split("//")[1].split(":")[0] for r in flag["--routes"].split(",")}
+        assert routes == set(NATS_NODES) - {node}, f"{node} routes to {routes}"
+        assert svc.get("healthcheck"), f"{node} has no healthcheck"
+        assert any(v.endswith(":/data") for v in svc["volumes"]), f"{node} keeps its store in the container"
+    stores = [compose["services"][n]["volumes"][0].split(":")[0] for n in NATS_NODES]
+    assert len(set(stores)) == len(NATS_NODES), "two nodes share a JetStream store"
 
 
 def test_every_service_is_told_where_the_services_it_calls_are(compose: dict[str, Any]) -> None:

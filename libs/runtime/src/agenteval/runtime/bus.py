@@ -362,10 +362,13 @@ class BatchConsumer:
             await self.feed.stop()
 
 
-async def ensure_stream(js: Any, subjects: Subjects, max_age_s: float = DEFAULT_MAX_AGE_S) -> None:
+async def ensure_stream(
+    js: Any, subjects: Subjects, max_age_s: float = DEFAULT_MAX_AGE_S, replicas: int = 1
+) -> None:
     """Declare the stream (idempotent). Events older than ``max_age_s`` go (0: kept forever):
     what they carried is stored by the services, and the store of a long-used data dir would
-    otherwise only grow. A stream that exists is given the same age limit."""
+    otherwise only grow. ``replicas``: copies kept on a NATS cluster. A stream that exists is
+    given the same age limit and replica count."""
     from nats.js.api import StreamConfig
     from nats.js.errors import BadRequestError
 
@@ -374,14 +377,16 @@ async def ensure_stream(js: Any, subjects: Subjects, max_age_s: float = DEFAULT_
         subjects=[subjects.all],
         duplicate_window=DUPLICATE_WINDOW_S,
         max_age=max_age_s,
+        num_replicas=replicas,
     )
     try:
         await js.add_stream(config)
     except BadRequestError:  # exists (an older version's, or another age): align the age limit
         try:
             info = await js.stream_info(subjects.stream)
-            if (info.config.max_age or 0) != max_age_s:
+            if (info.config.max_age or 0) != max_age_s or (info.config.num_replicas or 1) != replicas:
                 info.config.max_age = max_age_s
+                info.config.num_replicas = replicas
                 await js.update_stream(info.config)
         except Exception as exc:
             log.warning("stream %s keeps its settings: %s", subjects.stream, exc)
@@ -411,8 +416,10 @@ class BatchConsumers:
         max_deliver: int = MAX_DELIVER,
         retry_max_delay_s: float = RETRY_MAX_DELAY_S,
         nats_options: dict[str, Any] | None = None,
+        replicas: int = 1,
     ) -> None:
         self.nats_options = dict(nats_options or {})
+        self.replicas = replicas
         self.broker_id = id(broker)
         self.specs = _batch_specs.pop(id(broker), [])
         for spec in self.specs:
@@ -433,7 +440,7 @@ class BatchConsumers:
         await self.publisher.start()
         _publishers[self.broker_id] = self.publisher  # publishes of this host go out on this connection
         for prefix in {spec.subjects.prefix: spec.subjects for spec in self.specs}.values():
-            await ensure_stream(js, prefix, self.max_age_s)
+            await ensure_stream(js, prefix, self.max_age_s, self.replicas)
         for spec in self.specs:
             kind = ConcurrentConsumer if spec.max_workers else BatchConsumer
             consumer = kind(js, spec, self.publisher)
@@ -598,10 +605,10 @@ async def publish_many(
         await _publish_retrying(publisher, subject, chunk, subjects.stream)
 
 
-PUBLISH_RETRIES_S = (0.25, 1.0, 2.0)
+PUBLISH_RETRIES_S = (0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
 """Waits before publishing a chunk again when the stream did not take all of it (a 503
-while JetStream is busy or electing a leader); every message carries its dedupe id, so
-what was stored the first time is not stored twice."""
+while JetStream is busy or a cluster elects a new stream leader: ~5 s after a node dies);
+every message carries its dedupe id, so what was stored the first time is not stored twice."""
 
 
 async def _publish_retrying(

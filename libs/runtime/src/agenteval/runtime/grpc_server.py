@@ -46,6 +46,44 @@ def internal(method: str, exc: BaseException) -> str:
     return f"internal error (error id {error_id}); the server's log has the details"
 
 
+_UNREACHABLE = {
+    "OperationalError",  # SQLAlchemy: the database went away or refused the connection
+    "InterfaceError",
+    "DisconnectionError",
+    "CannotConnectNowError",  # asyncpg: the server is starting or shutting down
+    "ConnectionDoesNotExistError",
+    "ConnectionFailureError",
+    "AdminShutdownError",
+}
+
+
+def unreachable(exc: BaseException) -> bool:
+    """The error is a backend (the database) being away, not a bug: the caller may retry."""
+    seen: set[int] = set()
+    cur: BaseException | None = exc
+    while cur is not None and id(cur) not in seen:
+        seen.add(id(cur))
+        if isinstance(cur, (ConnectionError, TimeoutError)) or any(
+            c.__name__ in _UNREACHABLE for c in type(cur).__mro__
+        ):
+            return True
+        cur = cur.__cause__ or cur.__context__
+    return False
+
+
+def unexpected(method: str, exc: BaseException) -> tuple[grpc.StatusCode, str]:
+    """An error no servicer mapped: UNAVAILABLE when a backend is away (retry later), else
+    INTERNAL with an error id. Neither carries driver or SQL text."""
+    if unreachable(exc):
+        error_id = secrets.token_hex(6)
+        log.warning("%s: a backend is unavailable (error id %s): %s", method, error_id, type(exc).__name__)
+        return (
+            grpc.StatusCode.UNAVAILABLE,
+            f"a backend (the database) is unavailable; try again (error id {error_id})",
+        )
+    return grpc.StatusCode.INTERNAL, internal(method, exc)
+
+
 def check_request(msg: Any, path: str = "") -> None:
     """Refuse text fields holding NUL bytes (no database column takes them), naming the field."""
     for field, value in msg.ListFields():
@@ -165,7 +203,7 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):
                 except grpc.aio.AbortError:
                     raise
                 except Exception as exc:
-                    await context.abort(grpc.StatusCode.INTERNAL, internal(method, exc))
+                    await context.abort(*unexpected(method, exc))
 
             return call
 
@@ -182,7 +220,7 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):
                 except grpc.aio.AbortError:
                     raise
                 except Exception as exc:
-                    await context.abort(grpc.StatusCode.INTERNAL, internal(method, exc))
+                    await context.abort(*unexpected(method, exc))
 
             return call
 

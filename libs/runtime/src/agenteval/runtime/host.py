@@ -139,6 +139,7 @@ class ServiceHost:
             max_deliver=self.settings.bus_max_deliver,
             retry_max_delay_s=self.settings.bus_retry_max_delay_s,
             nats_options=self.settings.nats_options(),
+            replicas=self.settings.bus_replicas,
         )
         await self.batch_consumers.start()
         await self.broker.start()

@@ -48,7 +48,7 @@ async def read_reports(
     """The messages on ``filter_subject`` in stream order, from ``start_seq`` (0: the first one,
     or only new ones with ``new_only``); ``None`` after every ``idle_s`` without a message, so
     the caller can look at stored state. Survives a NATS restart: the consumer is made again
-    after the last message read."""
+    after the last message read, and so does the loss of its consumer (a cluster node dying)."""
     next_seq = start_seq
     while True:
         try:
@@ -63,6 +63,9 @@ async def read_reports(
                 try:
                     msgs = await sub.fetch(batch=FETCH_BATCH, timeout=idle_s)
                 except (NatsTimeoutError, TimeoutError):
+                    # Quiet, or the reader's consumer is gone (its node of a cluster died,
+                    # the server lost it): this raises then, and the reader is made again.
+                    await asyncio.wait_for(sub.consumer_info(), idle_s)
                     yield None
                     continue
                 for msg in msgs:

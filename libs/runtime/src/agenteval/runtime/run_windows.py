@@ -26,8 +26,9 @@ class RunWindows:
     """``open`` a run's window at its first trials; ``release`` moves it on and says which
     positions are now due. ``connection`` returns the NATS connection (None before start)."""
 
-    def __init__(self, connection: Callable[[], Any], subjects: Subjects) -> None:
+    def __init__(self, connection: Callable[[], Any], subjects: Subjects, replicas: int = 1) -> None:
         self._connection = connection
+        self.replicas = replicas
         self.name = f"{subjects.stream}_WINDOWS"
         self._kv: Any = None
         self._lock = asyncio.Lock()
@@ -49,7 +50,7 @@ class RunWindows:
                 except BucketNotFoundError:
                     try:
                         self._kv = await js.create_key_value(
-                            KeyValueConfig(bucket=self.name, ttl=WINDOW_TTL_S)
+                            KeyValueConfig(bucket=self.name, ttl=WINDOW_TTL_S, replicas=self.replicas)
                         )
                     except BadRequestError:  # another replica made it first
                         self._kv = await js.key_value(self.name)

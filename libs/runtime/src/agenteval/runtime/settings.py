@@ -37,6 +37,9 @@ class CommonSettings(BaseSettings):
     bus_max_age_s: float = Field(default=7 * 24 * 3600.0, ge=0)
     """How long events stay on the stream (0: forever). The services store what they carry;
     a consumer down for longer than this loses the events it had not taken."""
+    bus_replicas: int = Field(default=1, ge=1, le=5)
+    """Copies JetStream keeps of the stream and the buckets (3 on a 3-node NATS cluster, so a
+    node may die without losing or stalling anything; 1 on a single server)."""
     bus_max_deliver: int = Field(default=10, ge=2, le=1000)
     """Tries of a bus message before it is dead-lettered: its service records the failure as
     data (a trial as error) and the original goes to <prefix>.delivery.failed."""

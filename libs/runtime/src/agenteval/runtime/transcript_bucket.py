@@ -37,8 +37,9 @@ class TranscriptBucket:
     """Puts and gets full traces; ``connection`` returns the NATS connection to use (or None
     while there is none yet), so the bucket can be made before its host connects."""
 
-    def __init__(self, connection: Callable[[], Any], subjects: Subjects) -> None:
+    def __init__(self, connection: Callable[[], Any], subjects: Subjects, replicas: int = 1) -> None:
         self._connection = connection
+        self.replicas = replicas
         self.name = bucket_name(subjects)
         self._nc: Any = None
         self._stores: dict[str, Any] = {}
@@ -65,7 +66,7 @@ class TranscriptBucket:
                         from nats.js.api import ObjectStoreConfig
 
                         # A transport, not the record (the transcript store keeps the full trace).
-                        config = ObjectStoreConfig(bucket=bucket, ttl=BUCKET_TTL_S)
+                        config = ObjectStoreConfig(bucket=bucket, ttl=BUCKET_TTL_S, replicas=self.replicas)
                         store = await js.create_object_store(bucket, config=config)
                     except BadRequestError:  # another service created it meanwhile
                         store = await js.object_store(bucket)

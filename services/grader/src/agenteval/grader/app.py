@@ -182,7 +182,9 @@ class GraderComponent:
 
     def register_handlers(self, broker: NatsBroker) -> None:
         self.broker = broker
-        transcripts = TranscriptBucket(lambda: connection_of(broker), self.common.subjects)
+        transcripts = TranscriptBucket(
+            lambda: connection_of(broker), self.common.subjects, self.common.bus_replicas
+        )
         handlers.register(
             broker,
             self.service,

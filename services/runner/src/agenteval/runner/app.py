@@ -106,8 +106,8 @@ class RunnerComponent:
             self.settings,
             common.subjects,
             self._publish,
-            TranscriptBucket(lambda: connection_of(self.broker), common.subjects),
-            RunWindows(lambda: connection_of(self.broker), common.subjects),
+            TranscriptBucket(lambda: connection_of(self.broker), common.subjects, common.bus_replicas),
+            RunWindows(lambda: connection_of(self.broker), common.subjects, common.bus_replicas),
         )
 
     async def _publish(self, subject: str, events: Sequence[Event]) -> None:

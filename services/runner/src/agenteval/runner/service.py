@@ -61,6 +61,8 @@ does not, anything else when the eval generator cannot say."""
 
 EXPAND_CHUNK = 64
 """Trials published at a time when a run is expanded."""
+RELEASE_PUBLISH_ATTEMPTS = 10
+"""Tries (each with the bus's own retries, ~16 s) to publish trials a window move let out."""
 
 
 def new_run_id() -> str:
@@ -394,7 +396,22 @@ class RunnerService:
                 continue
             start, stop = await self.windows.release(run_id, n, ev.trials_total)
             if start < stop:
-                await self.publish(self.subjects.trial_requested, list(self.trials_of(ev, start, stop)))
+                await self._publish_released(run_id, list(self.trials_of(ev, start, stop)))
+
+    async def _publish_released(self, run_id: str, trials: list[TrialRequested]) -> None:
+        """Trials the window has let out must go out: nobody else will publish these positions
+        (a redelivered trial moves the window on, to other ones). Their ids dedupe repeats."""
+        for attempt in range(RELEASE_PUBLISH_ATTEMPTS):
+            try:
+                await self.publish(self.subjects.trial_requested, trials)
+                return
+            except Exception as exc:
+                if attempt == RELEASE_PUBLISH_ATTEMPTS - 1:
+                    raise
+                log.warning(
+                    "run %s: publishing %d released trials failed (%s); again", run_id, len(trials), exc
+                )
+                await asyncio.sleep(2.0)
 
     async def _window_of(self, run_id: str) -> RunSubmitted | None:
         """The run as submitted, rebuilt from the runner's table (kept while the run goes on)."""

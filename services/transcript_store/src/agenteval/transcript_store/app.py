@@ -36,7 +36,9 @@ class TranscriptStoreComponent:
         await upgrade(self.engine, "transcript_store", MIGRATIONS)
 
     def register_handlers(self, broker: NatsBroker) -> None:
-        transcripts = TranscriptBucket(lambda: connection_of(broker), self.common.subjects)
+        transcripts = TranscriptBucket(
+            lambda: connection_of(broker), self.common.subjects, self.common.bus_replicas
+        )
         handlers.register(broker, self.repo, self.common.subjects, self.settings.batch_size, transcripts)
 
     def register_grpc(self, server: GrpcServer) -> None:
