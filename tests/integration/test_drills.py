@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import os
 import secrets
+import signal
 import subprocess
 import sys
 from collections.abc import AsyncIterator
@@ -21,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from agenteval.contracts.suite import Suite
-from agenteval.runtime.nats_server import free_port
+from agenteval.runtime.nats_server import EmbeddedNats, free_port
 from agenteval.sdk import Client
 from tests.integration.clusters import NatsCluster, PrivatePostgres
 from tests.integration.test_distributed import wait_serving
@@ -40,37 +41,58 @@ SUITE = Suite.model_validate(
 K, SEED, CONCURRENCY = 2, 1234, 6
 
 
-@asynccontextmanager
-async def services(env: dict[str, str], logs: Path) -> AsyncIterator[dict[str, str]]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "AGENTEVAL_LOG_LEVEL": "WARNING", **env}
-    procs: list[subprocess.Popen[bytes]] = []
-    addrs: dict[str, str] = {}
-    try:
-        for name in SERVICES:
-            addr = f"127.0.0.1:{free_port()}"
-            log = open(logs / f"{name}.log", "wb")
-            procs.append(
-                subprocess.Popen(
-                    [sys.executable, "-m", "agenteval.cli", "serve", name, "--address", addr],
-                    cwd=ROOT,
-                    env=env,
-                    stdout=log,
-                    stderr=subprocess.STDOUT,
-                )
+class Services(dict[str, str]):
+    """The services' addresses; a service can be killed (-9) and started again on its address."""
+
+    def __init__(self, env: dict[str, str], logs: Path) -> None:
+        super().__init__()
+        self.env = {**os.environ, "PYTHONPATH": str(ROOT), "AGENTEVAL_LOG_LEVEL": "WARNING", **env}
+        self.logs = logs
+        self.procs: dict[str, subprocess.Popen[bytes]] = {}
+
+    def _spawn(self, name: str, addr: str) -> None:
+        with open(self.logs / f"{name}.log", "ab") as log:
+            self.procs[name] = subprocess.Popen(
+                [sys.executable, "-m", "agenteval.cli", "serve", name, "--address", addr],
+                cwd=ROOT,
+                env=self.env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
             )
-            await wait_serving(addr)
-            addrs[name] = addr
+
+    async def start(self) -> None:
+        for name in SERVICES:
+            self[name] = f"127.0.0.1:{free_port()}"
+            self._spawn(name, self[name])
+            await wait_serving(self[name])
             if name == "suite_store":
-                env["AGENTEVAL_RUNNER_SUITES_ADDR"] = addr
-        yield addrs
-    finally:
-        for proc in procs:
+                self.env["AGENTEVAL_RUNNER_SUITES_ADDR"] = self[name]
+
+    async def kill_and_restart(self, name: str) -> None:
+        proc = self.procs[name]
+        proc.send_signal(signal.SIGKILL)
+        await asyncio.to_thread(proc.wait)
+        self._spawn(name, self[name])
+        await wait_serving(self[name])
+
+    def stop(self) -> None:
+        for proc in self.procs.values():
             proc.terminate()
-        for proc in procs:
+        for proc in self.procs.values():
             try:
                 proc.wait(timeout=15)
             except subprocess.TimeoutExpired:
                 proc.kill()
+
+
+@asynccontextmanager
+async def services(env: dict[str, str], logs: Path) -> AsyncIterator[Services]:
+    running = Services(env, logs)
+    try:
+        await running.start()
+        yield running
+    finally:
+        running.stop()
 
 
 async def verdicts(addrs: dict[str, str], run_id: str) -> dict[tuple[str, int], bool]:
@@ -172,3 +194,34 @@ async def test_restarting_postgresql_mid_run_loses_nothing(tmp_path: Path, nats_
     finally:
         await asyncio.to_thread(pg.stop, "immediate")
         pg.remove()
+
+
+async def test_killing_the_grader_and_restarting_nats_mid_run_lose_nothing(tmp_path: Path) -> None:
+    """kill -9 of the grader (started again), then a restart of the NATS server (same store),
+    each a third of the way into its own run."""
+    nats_server = EmbeddedNats(tmp_path / "nats")
+    await nats_server.start()
+    env = {
+        "AGENTEVAL_NATS_URL": nats_server.url,
+        "AGENTEVAL_BUS_PREFIX": f"x{secrets.token_hex(4)}",
+        "AGENTEVAL_DATA_DIR": str(tmp_path / "data"),  # a SQLite file per service
+    }
+    try:
+        async with services(env, tmp_path) as addrs:
+            calm, calm_passes = await run_through(addrs)
+
+            async def kill_grader() -> None:
+                await addrs.kill_and_restart("grader")
+
+            after_grader = await run_through(addrs, kill_grader)
+
+            async def restart_nats() -> None:
+                await nats_server.stop()
+                await asyncio.sleep(2.0)  # the bus is away for a while
+                await nats_server.start()
+
+            after_nats = await run_through(addrs, restart_nats)
+        assert after_grader == (calm, calm_passes), "the grader's death changed a verdict or lost a trial"
+        assert after_nats == (calm, calm_passes), "the NATS restart changed a verdict or lost a trial"
+    finally:
+        await nats_server.stop()

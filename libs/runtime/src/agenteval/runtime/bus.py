@@ -40,7 +40,7 @@ Handler = Callable[[Any], Awaitable[None]]
 
 # A message not acked in this time is redelivered (the handler died or hung). Batch
 # handlers are quick; a trial may run for long, so its handler tells the server it is still
-# at work every third of the ack wait, and a dead runner's trials come back within a minute.
+# at work every third of the ack wait, and a dead runner's trials come back in seconds.
 ACK_WAIT_S = 30.0
 TRIAL_ACK_WAIT_S = 10.0
 # After this many deliveries a message is dead-lettered: its service records the failure as
@@ -434,7 +434,12 @@ class BatchConsumers:
         import nats
 
         options = {"servers": self.url, **self.nats_options}
-        self.nc = await nats.connect(max_reconnect_attempts=-1, **options)
+
+        async def disconnected() -> None:
+            if self.publisher is not None:
+                self.publisher.connection_lost()
+
+        self.nc = await nats.connect(max_reconnect_attempts=-1, disconnected_cb=disconnected, **options)
         js = self.nc.jetstream()
         self.publisher = AckedPublisher(self.nc)
         await self.publisher.start()

@@ -203,6 +203,15 @@ class AckedPublisher(_Inbox):
         if batch.left <= 0 and not batch.done.done():
             batch.done.set_result(None)
 
+    def connection_lost(self) -> None:
+        """Fail every batch still waiting for acks: they went to a server that is gone, and
+        would otherwise wait out their whole timeout. Their publishers try again (dedupe ids
+        keep what was stored from being stored twice)."""
+        for batch in self._batches.values():
+            if not batch.done.done():
+                batch.errors.append("the connection to NATS was lost before the stream acknowledged")
+                batch.done.set_result(None)
+
     async def publish(
         self, subject: str, items: list[tuple[bytes, dict[str, str]]], stream: str, timeout: float
     ) -> None:
