@@ -11,6 +11,7 @@ from agenteval.cli.stack import EmbeddedStack
 from agenteval.contracts.suite import Suite
 from agenteval.sdk import Client
 
+ROOT = str(Path(__file__).resolve().parents[2])
 SUITE = Suite.model_validate(
     {
         "name": "prom",
@@ -55,3 +56,53 @@ async def test_metrics_exposed_and_parse(tmp_path: Path) -> None:
     for fam in families.values():
         for s in fam.samples:
             assert not any(str(v).startswith("run-") for v in s.labels.values()), s
+
+
+async def test_a_restarted_metrics_service_exports_the_gauges_it_exported_before(
+    tmp_path: Path, nats_url: str
+) -> None:
+    """Run gauges are set again from the stored summaries at start-up (they were empty until
+    the next run completed)."""
+    import os
+    import subprocess
+    import sys
+
+    from agenteval.runtime.nats_server import free_port
+    from tests.integration.test_distributed import wait_serving
+
+    data = tmp_path / "d"
+    async with EmbeddedStack(data) as stack, Client(stack.target) as client:
+        run = await client.submit(
+            SUITE, agent="python:tests.agents:echo_tool", k=2, agent_version="v-restored"
+        )
+        [ev async for ev in client.watch(run.run_id)]
+    port, addr = free_port(), f"127.0.0.1:{free_port()}"
+    env = {
+        **os.environ,
+        "AGENTEVAL_DATA_DIR": str(data),
+        "AGENTEVAL_NATS_URL": nats_url,
+        "AGENTEVAL_BUS_PREFIX": "restored",
+        "AGENTEVAL_METRICS_PORT": str(port),
+        "PYTHONPATH": ROOT,
+    }
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "agenteval.cli", "serve", "metrics", "--address", addr],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        await wait_serving(addr)
+        text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5).read().decode()  # noqa: ASYNC210
+    finally:
+        proc.terminate()
+        proc.wait(timeout=15)
+    families = {f.name: f for f in text_string_to_metric_families(text)}
+    restored = {
+        s.name: s.value
+        for name in ("agenteval_run_pass_rate", "agenteval_case_pass_rate")
+        for s in families[name].samples
+        if s.labels.get("agent_version") == "v-restored"
+    }
+    assert restored.get("agenteval_run_pass_rate") == 1.0, f"not restored: {restored}"
+    assert "agenteval_case_pass_rate" in restored

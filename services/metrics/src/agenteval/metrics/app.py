@@ -12,7 +12,7 @@ from faststream.nats import NatsBroker
 
 from agenteval.contracts.events import Event
 from agenteval.contracts.summary import RunSummary
-from agenteval.metrics import handlers
+from agenteval.metrics import handlers, instruments
 from agenteval.metrics.grpc_api import MetricsServicer
 from agenteval.metrics.repository import MetricsRepository
 from agenteval.metrics.service import MetricsService
@@ -25,6 +25,8 @@ from agenteval.storage import create_engine, upgrade
 from agenteval.v1 import metrics_pb2, metrics_pb2_grpc
 
 MIGRATIONS = Path(__file__).parent / "migrations"
+RESTORED_RUNS = 2000
+"""Newest completed runs read at start-up to set the gauges again."""
 log = logging.getLogger("agenteval.metrics")
 
 
@@ -48,6 +50,9 @@ class MetricsComponent:
 
     async def prepare(self) -> None:
         await upgrade(self.engine, "metrics", MIGRATIONS)
+        instruments.MAX_VERSIONS = self.settings.max_versions_per_suite
+        restored = instruments.restore(await self.service.repo.latest_summaries(RESTORED_RUNS))
+        log.info("gauges restored from %d stored run summaries", restored)
 
     def register_handlers(self, broker: NatsBroker) -> None:
         self.broker = broker

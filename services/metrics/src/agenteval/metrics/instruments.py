@@ -1,5 +1,7 @@
 """The metrics service's Prometheus instruments (labels: suite, case, agent version, k; never ids)."""
 
+from collections import OrderedDict
+from collections.abc import Iterable
 from contextlib import suppress
 
 from prometheus_client import Counter, Gauge
@@ -35,6 +37,14 @@ EXPORTED_K = (1, 3, 5, 10)
 
 # k label values last set per (suite, agent version): a new run with another n drops the old n.
 _exported_k: dict[tuple[str, str], set[str]] = {}
+# Case label values last set per (suite, agent version).
+_exported_cases: dict[tuple[str, str], set[str]] = {}
+
+MAX_VERSIONS = 10
+"""Agent versions per suite whose series are exported (the most recently completed ones):
+each version has ~40 series, and a project that labels every commit would add them for
+ever. An older version's series are removed; its numbers stay in the run summaries."""
+_versions: dict[str, OrderedDict[str, None]] = {}
 
 
 def exported_k(n: int) -> list[int]:
@@ -42,9 +52,49 @@ def exported_k(n: int) -> list[int]:
     return sorted({k for k in EXPORTED_K if k <= n} | ({n} if n >= 1 else set()))
 
 
-def observe_run(summary: RunSummary) -> None:
+def forget(suite: str, version: str) -> None:
+    """Remove every series of ``version`` of ``suite``."""
+    for gauge in (RUN_PASS_RATE, RUN_COST):
+        with suppress(KeyError):
+            gauge.remove(suite, version)
+    for k in _exported_k.pop((suite, version), set()):
+        for gauge in (RUN_PASS_AT_K, RUN_PASS_POW_K):
+            with suppress(KeyError):
+                gauge.remove(suite, version, k)
+    for q in ("0.5", "0.95", "0.99"):
+        with suppress(KeyError):
+            RUN_LATENCY.remove(suite, version, q)
+    for case in _exported_cases.pop((suite, version), set()):
+        for gauge in (CASE_PASS_RATE, CASE_FLAKY):
+            with suppress(KeyError):
+                gauge.remove(suite, case, version)
+
+
+def _keep(suite: str, version: str) -> None:
+    """``version`` is the suite's newest; the oldest beyond MAX_VERSIONS lose their series."""
+    versions = _versions.setdefault(suite, OrderedDict())
+    versions[version] = None
+    versions.move_to_end(version)
+    while len(versions) > MAX_VERSIONS:
+        old, _ = versions.popitem(last=False)
+        forget(suite, old)
+
+
+def restore(summaries: Iterable[RunSummary]) -> int:
+    """Set the gauges from stored summaries, oldest first (at start-up: a restarted service
+    exports what it exported before, not nothing). Counters are not replayed."""
+    n = 0
+    for summary in summaries:
+        observe_run(summary, count=False)
+        n += 1
+    return n
+
+
+def observe_run(summary: RunSummary, *, count: bool = True) -> None:
     suite, version = summary.suite, summary.agent_version
-    RUNS_COMPLETED.labels(suite=suite).inc()
+    if count:
+        RUNS_COMPLETED.labels(suite=suite).inc()
+    _keep(suite, version)
     RUN_PASS_RATE.labels(suite=suite, agent_version=version).set(summary.pass_rate)
     RUN_COST.labels(suite=suite, agent_version=version).set(summary.cost_usd)
     ks = [k for k in exported_k(summary.k) if k in summary.pass_at_k and k in summary.pass_pow_k]
@@ -63,6 +113,12 @@ def observe_run(summary: RunSummary) -> None:
         ("0.99", summary.latency.p99_ms),
     ):
         RUN_LATENCY.labels(suite=suite, agent_version=version, quantile=q).set(v / 1000.0)
+    cases = {case.case_id for case in summary.cases[:MAX_CASES]}
+    for stale in _exported_cases.get((suite, version), set()) - cases:
+        for gauge in (CASE_PASS_RATE, CASE_FLAKY):
+            with suppress(KeyError):
+                gauge.remove(suite, stale, version)
+    _exported_cases[(suite, version)] = cases
     for case in summary.cases[:MAX_CASES]:
         CASE_PASS_RATE.labels(suite=suite, case=case.case_id, agent_version=version).set(case.pass_rate)
         CASE_FLAKY.labels(suite=suite, case=case.case_id, agent_version=version).set(

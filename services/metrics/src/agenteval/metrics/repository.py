@@ -91,6 +91,20 @@ class MetricsRepository:
             row = (await conn.execute(select(runs).where(runs.c.run_id == run_id))).mappings().first()
         return dict(row) if row else None
 
+    async def latest_summaries(self, limit: int) -> list[RunSummary]:
+        """The summaries of the ``limit`` newest completed runs, oldest first (run ids begin
+        with their creation time)."""
+        async with self.engine.connect() as conn:
+            rows = (
+                await conn.execute(
+                    select(runs.c.summary_json)
+                    .where(runs.c.completed.is_(True), runs.c.summary_json.is_not(None))
+                    .order_by(runs.c.run_id.desc())
+                    .limit(limit)
+                )
+            ).all()
+        return [RunSummary.model_validate_json(r[0]) for r in reversed(rows)]
+
     async def mark_completed(self, run_id: str, summary: RunSummary) -> None:
         async with self.engine.begin() as conn:
             await conn.execute(

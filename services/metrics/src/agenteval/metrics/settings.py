@@ -18,3 +18,6 @@ class MetricsSettings(BaseSettings):
     mlflow_max_traces: int = Field(default=200, ge=0)
     """Transcripts of a run logged to MLflow as traces, at most (0: none); a run with more
     trials is tagged ``agenteval.traces_capped=true`` in MLflow."""
+    max_versions_per_suite: int = Field(default=10, ge=1, le=1000)
+    """Agent versions per suite exported to Prometheus (the newest; older ones' series are
+    removed, which bounds the series count)."""
