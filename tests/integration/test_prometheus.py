@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import urllib.request
 from pathlib import Path
 
@@ -28,7 +29,11 @@ async def test_metrics_exposed_and_parse(tmp_path: Path) -> None:
         [ev async for ev in client.watch(run.run_id)]
         assert stack.host is not None and stack.host.metrics_port
         url = f"http://127.0.0.1:{stack.host.metrics_port}/metrics"
-        text = urllib.request.urlopen(url, timeout=5).read().decode()  # noqa: ASYNC210 - a test
+        for _ in range(100):  # the transcript store may store the last batch just after completion
+            text = urllib.request.urlopen(url, timeout=5).read().decode()  # noqa: ASYNC210 - a test
+            if 'agenteval_transcripts_stored_total{kind="graded"} 12.0' in text:
+                break
+            await asyncio.sleep(0.1)
     families = {f.name: f for f in text_string_to_metric_families(text)}
     for name in (
         "agenteval_runner_trials",
@@ -39,6 +44,8 @@ async def test_metrics_exposed_and_parse(tmp_path: Path) -> None:
         "agenteval_case_pass_rate",
         "agenteval_case_flaky",
         "agenteval_runner_trials_in_flight",
+        "agenteval_transcripts_stored",
+        "agenteval_transcripts_store_duration_seconds",
     ):
         assert name in families, f"{name} not exported"
     samples = [
@@ -52,6 +59,12 @@ async def test_metrics_exposed_and_parse(tmp_path: Path) -> None:
     }
     # k is bounded to 1, 3, 5, 10 and n (those up to n), not one series per k = 1..n
     assert ks == {"1", "3", "4"}
+    stored = {
+        s.labels["kind"]: s.value
+        for s in families["agenteval_transcripts_stored"].samples
+        if s.name.endswith("_total")
+    }
+    assert stored == {"completed": 12.0, "graded": 12.0}, stored
     # no label carries an id (run or trial ids would explode cardinality)
     for fam in families.values():
         for s in fam.samples:

@@ -12,6 +12,7 @@ from agenteval.contracts.trace import Trace
 from agenteval.runtime.bus import batch_subscriber, parse_batch
 from agenteval.runtime.telemetry import batch_spans
 from agenteval.runtime.transcript_bucket import TranscriptBucket, with_full_traces
+from agenteval.transcript_store import instruments
 from agenteval.transcript_store.repository import TranscriptRepository
 
 
@@ -37,6 +38,7 @@ def register(
             metadata={**done.trace.metadata, "transcript_not_stored": reason},
         )
         await repo.store_completed([done.model_copy(update={"trace": stub, "full_trace": None})])
+        instruments.NOT_STORED.labels(kind="completed").inc()
 
     async def grades_lost(payload: bytes, reason: str) -> None:
         g = TrialGraded.model_validate_json(payload)
@@ -44,6 +46,7 @@ def register(
             name="grading", score=0.0, passed=False, explanation="grades not stored", error=reason
         )
         await repo.store_graded([g.model_copy(update={"grades": [note], "passed": False, "score": 0.0})])
+        instruments.NOT_STORED.labels(kind="graded").inc()
 
     @batch_subscriber(
         broker,
@@ -57,8 +60,12 @@ def register(
         batch = await with_full_traces(
             transcripts, parse_batch(TrialCompleted, payloads, "transcripts-trial-completed")
         )
-        with batch_spans("transcripts.store", batch):
+        with (
+            batch_spans("transcripts.store", batch),
+            instruments.STORE_SECONDS.labels(kind="completed").time(),
+        ):
             await repo.store_completed(batch)
+        instruments.STORED.labels(kind="completed").inc(len(batch))
 
     @batch_subscriber(
         broker,
@@ -69,4 +76,7 @@ def register(
         on_dead=grades_lost,
     )
     async def on_trial_graded(payloads: list[dict[str, Any]]) -> None:
-        await repo.store_graded(parse_batch(TrialGraded, payloads, "transcripts-trial-graded"))
+        batch = parse_batch(TrialGraded, payloads, "transcripts-trial-graded")
+        with instruments.STORE_SECONDS.labels(kind="graded").time():
+            await repo.store_graded(batch)
+        instruments.STORED.labels(kind="graded").inc(len(batch))
