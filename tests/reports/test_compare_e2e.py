@@ -12,6 +12,7 @@ import pytest
 import pytest_asyncio
 
 from agenteval.cli.stack import EmbeddedStack
+from agenteval.contracts import pb
 from agenteval.contracts.suite import Suite
 from agenteval.reports import comparison_report
 from agenteval.sdk import Client
@@ -82,7 +83,7 @@ async def _compare(world: World, baseline: str, candidate: str) -> runner_pb2.Co
 
 async def test_compare_by_run_id_finds_exactly_the_broken_cases(world: World) -> None:
     resp = await _compare(world, world.good, world.bad)
-    report = comparison_report(json.loads(resp.comparison_json))
+    report = comparison_report(pb.comparison_from_pb(resp.comparison))
     assert not resp.passed and not report.passed
     assert sorted(report.regressions) == sorted(BROKEN)
     verdicts = {c.case_id: c.verdict for c in report.cases}
@@ -103,18 +104,18 @@ async def test_compare_by_run_id_finds_exactly_the_broken_cases(world: World) ->
 async def test_compare_by_agent_version_label_uses_the_newest_runs(world: World) -> None:
     resp = await _compare(world, "v1", "v2")
     assert (resp.baseline_run_id, resp.candidate_run_id) == (world.good, world.bad)
-    report = comparison_report(json.loads(resp.comparison_json))
+    report = comparison_report(pb.comparison_from_pb(resp.comparison))
     assert sorted(report.regressions) == sorted(BROKEN)
     assert (report.baseline.agent_version, report.candidate.agent_version) == ("v1", "v2")
 
 
 async def test_two_runs_of_the_same_noisy_agent_are_not_a_regression(world: World) -> None:
-    resp = await _compare(world, world.noisy_a, world.noisy_b)
-    report = comparison_report(json.loads(resp.comparison_json))
+    async with Client(world.target) as client:  # the typed client's method, same document
+        report = comparison_report(await client.compare(world.noisy_a, world.noisy_b))
     # The runs really differ (different seeds), so this is noise being tolerated, not equality.
     assert any(c.delta != 0 for c in report.cases), [c.delta for c in report.cases]
     assert all(0 < c.baseline_passes < K or 0 < c.candidate_passes < K for c in report.cases)
-    assert resp.passed and report.regressions == [] and report.suite.verdict != "regressed"
+    assert report.passed and report.regressions == [] and report.suite.verdict != "regressed"
 
 
 async def _cli(*args: str) -> tuple[int, str, str]:

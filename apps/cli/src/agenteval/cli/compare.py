@@ -130,7 +130,6 @@ def compare(
 ) -> None:
     """Compare a candidate run with a baseline: per-case regressions by a statistical test,
     the suite by a paired test, and cases that newly error or time out."""
-    from agenteval.v1 import runner_pb2
 
     if not 0.0 <= threshold < 1.0:
         fail(f"--threshold must be in [0, 1), got {threshold}", 2)
@@ -138,25 +137,18 @@ def compare(
     if json_out:
         fmt = Format.json
 
-    async def go() -> Any:
+    async def go() -> dict[str, Any]:
         async with connect(server, data_dir) as client:
-            return await client._stubs.runs.CompareRuns(
-                runner_pb2.CompareRunsRequest(
-                    baseline=baseline,
-                    candidate=candidate,
-                    threshold=threshold,
-                    alpha=alpha,
-                )
-            )
+            return await client.compare(baseline, candidate, threshold=threshold, alpha=alpha)
 
     if _summary_file(baseline) or _summary_file(candidate):
-        comparison_json, _ = run_async(
+        document, _ = run_async(
             lambda: _compare_with_files(server, data_dir, baseline, candidate, threshold, alpha)
         )
     else:
-        comparison_json = run_async(go).comparison_json
+        document = run_async(go)
     # New errors gate the verdict unless told not to; the exit code follows the flags.
-    report = _comparison_from(comparison_json, fail_on_new_errors)
+    report = _comparison_from(document, fail_on_new_errors)
     if report.suites_differ and not allow_different_suites:
         fail(
             f"the runs are of different suites (baseline {report.baseline_suite!r}, candidate "
@@ -231,7 +223,7 @@ async def _resolve_summary(server: str | None, data_dir: Path, ref: str, suite: 
 
 async def _compare_with_files(
     server: str | None, data_dir: Path, baseline: str, candidate: str, threshold: float, alpha: float
-) -> tuple[str, bool]:
+) -> tuple[dict[str, Any], bool]:
     """Compare where one side (or both) is a summary file, e.g. a previous CI run's artifact."""
     from agenteval.contracts.errors import InvalidArgument
     from agenteval.runner.compare import compare_summaries
@@ -247,12 +239,12 @@ async def _compare_with_files(
     if base.run_id == cand.run_id:
         raise InvalidArgument(f"baseline and candidate are the same run {base.run_id}")
     result = compare_summaries(base, cand, threshold=threshold, alpha=alpha)
-    return json.dumps(result.document), result.passed
+    return result.document, result.passed
 
 
-def _comparison_from(comparison_json: str, fail_on_new_errors: bool | None = None) -> ComparisonReport:
+def _comparison_from(document: dict[str, Any], fail_on_new_errors: bool | None = None) -> ComparisonReport:
     try:
-        return comparison_report(json.loads(comparison_json), fail_on_new_errors=fail_on_new_errors)
+        return comparison_report(document, fail_on_new_errors=fail_on_new_errors)
     except (ValueError, ReportError) as exc:
         fail(f"the server's comparison could not be read: {exc}")
     raise AssertionError("unreachable")

@@ -1,4 +1,5 @@
 from agenteval.v1 import common_pb2 as _common_pb2
+from agenteval.v1 import comparison_pb2 as _comparison_pb2
 from agenteval.v1 import suite_pb2 as _suite_pb2
 from agenteval.v1 import transcripts_pb2 as _transcripts_pb2
 from google.protobuf.internal import containers as _containers
@@ -228,13 +229,13 @@ class CompareRunsRequest(_message.Message):
     def __init__(self, baseline: _Optional[str] = ..., candidate: _Optional[str] = ..., threshold: _Optional[float] = ..., alpha: _Optional[float] = ...) -> None: ...
 
 class CompareRunsResponse(_message.Message):
-    __slots__ = ("comparison_json", "passed", "baseline_run_id", "candidate_run_id")
-    COMPARISON_JSON_FIELD_NUMBER: _ClassVar[int]
+    __slots__ = ("comparison", "passed", "baseline_run_id", "candidate_run_id")
+    COMPARISON_FIELD_NUMBER: _ClassVar[int]
     PASSED_FIELD_NUMBER: _ClassVar[int]
     BASELINE_RUN_ID_FIELD_NUMBER: _ClassVar[int]
     CANDIDATE_RUN_ID_FIELD_NUMBER: _ClassVar[int]
-    comparison_json: str
+    comparison: _comparison_pb2.Comparison
     passed: bool
     baseline_run_id: str
     candidate_run_id: str
-    def __init__(self, comparison_json: _Optional[str] = ..., passed: _Optional[bool] = ..., baseline_run_id: _Optional[str] = ..., candidate_run_id: _Optional[str] = ...) -> None: ...
+    def __init__(self, comparison: _Optional[_Union[_comparison_pb2.Comparison, _Mapping]] = ..., passed: _Optional[bool] = ..., baseline_run_id: _Optional[str] = ..., candidate_run_id: _Optional[str] = ...) -> None: ...

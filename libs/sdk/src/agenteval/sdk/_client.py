@@ -225,6 +225,21 @@ class Client:
         resp = await self._call(self._stubs.runs.CancelRun(request, timeout=timeout_s))
         return pb.run_from_pb(resp.run)
 
+    async def compare(
+        self, baseline: str, candidate: str, *, threshold: float | None = None, alpha: float | None = None
+    ) -> dict[str, Any]:
+        """Compare a candidate with a baseline (each a run id, or an agent version label: its
+        newest run of the suite): the comparison document (``agenteval.v1.Comparison`` field for
+        field: per-case verdicts and p-values, the suite test, new errors, reasons, passed),
+        the input of ``agenteval.reports.comparison_report``."""
+        request = runner_pb2.CompareRunsRequest(baseline=baseline, candidate=candidate)
+        if threshold is not None:
+            request.threshold = threshold
+        if alpha is not None:
+            request.alpha = alpha
+        resp = await self._call(self._stubs.runs.CompareRuns(request))
+        return pb.comparison_from_pb(resp.comparison)
+
     async def wait(self, run_id: str, *, timeout_s: float | None = None, poll_s: float = 0.2) -> RunInfo:
         """The run once it has ended (completed, cancelled or failed); TimeoutError after
         ``timeout_s`` seconds (None: no limit)."""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from typing import Any
 
@@ -178,7 +177,7 @@ class RunServicer(runner_pb2_grpc.RunServiceServicer):
             alpha=request.alpha if request.HasField("alpha") and request.alpha > 0 else 0.05,
         )
         return runner_pb2.CompareRunsResponse(
-            comparison_json=json.dumps(result.document),
+            comparison=pb.comparison_to_pb(result.document),
             passed=result.passed,
             baseline_run_id=result.baseline_run_id,
             candidate_run_id=result.candidate_run_id,

@@ -9,6 +9,7 @@ does not. An empty ``*_json`` field means an empty object (or, for a tool result
 Decoding what a client or an agent sent raises :class:`InvalidArgument` naming the field.
 """
 
+from agenteval.contracts.pb._comparison import comparison_from_pb, comparison_to_pb
 from agenteval.contracts.pb._evals import (
     EVAL_STATUS_FROM_PB,
     EVAL_STATUS_TO_PB,
@@ -109,6 +110,8 @@ __all__ = [
     "case_summary_from_pb",
     "case_summary_to_pb",
     "case_to_pb",
+    "comparison_from_pb",
+    "comparison_to_pb",
     "eval_from_pb",
     "eval_report_from_pb",
     "eval_report_to_pb",
