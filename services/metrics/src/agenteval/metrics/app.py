@@ -25,8 +25,8 @@ from agenteval.storage import create_engine, upgrade
 from agenteval.v1 import metrics_pb2, metrics_pb2_grpc
 
 MIGRATIONS = Path(__file__).parent / "migrations"
-RESTORED_RUNS = 2000
-"""Newest completed runs read at start-up to set the gauges again."""
+RESTORED_RUNS = 200
+"""Newest completed runs whose summaries set the gauges again at start-up."""
 log = logging.getLogger("agenteval.metrics")
 
 
@@ -51,7 +51,8 @@ class MetricsComponent:
     async def prepare(self) -> None:
         await upgrade(self.engine, "metrics", MIGRATIONS)
         instruments.MAX_VERSIONS = self.settings.max_versions_per_suite
-        restored = instruments.restore(await self.service.repo.latest_summaries(RESTORED_RUNS))
+        run_ids = await self.service.repo.latest_completed(RESTORED_RUNS)
+        restored = instruments.restore([await self.service.summary(run_id) for run_id in run_ids])
         log.info("gauges restored from %d stored run summaries", restored)
 
     def register_handlers(self, broker: NatsBroker) -> None:

@@ -1,4 +1,5 @@
-"""The metrics service's tables: one row per graded trial, one per run."""
+"""The metrics service's tables: one row per graded trial, one per run (summaries are computed
+from the trials, not stored: the runner keeps a run's one stored summary)."""
 
 from sqlalchemy import BigInteger, Boolean, Column, Float, Integer, MetaData, String, Table, Text
 
@@ -31,5 +32,4 @@ runs = Table(
     Column("agent", Text, nullable=False, server_default=""),
     Column("trials_total", Integer, nullable=False),
     Column("completed", Boolean, nullable=False),
-    Column("summary_json", Text, nullable=True),
 )

@@ -10,7 +10,6 @@ from sqlalchemy import Integer, cast, func, select, update
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from agenteval.contracts.events import TrialGraded
-from agenteval.contracts.summary import RunSummary
 from agenteval.metrics.models import runs, trial_results
 from agenteval.storage import insert_ignore
 
@@ -50,7 +49,6 @@ class MetricsRepository:
                 "agent": g.agent,
                 "trials_total": g.trials_total,
                 "completed": False,
-                "summary_json": None,
             }
             for g in graded
         }
@@ -91,24 +89,20 @@ class MetricsRepository:
             row = (await conn.execute(select(runs).where(runs.c.run_id == run_id))).mappings().first()
         return dict(row) if row else None
 
-    async def latest_summaries(self, limit: int) -> list[RunSummary]:
-        """The summaries of the ``limit`` newest completed runs, oldest first (run ids begin
-        with their creation time)."""
+    async def latest_completed(self, limit: int) -> list[str]:
+        """The ids of the ``limit`` newest completed runs, oldest first (run ids begin with
+        their creation time)."""
         async with self.engine.connect() as conn:
             rows = (
                 await conn.execute(
-                    select(runs.c.summary_json)
-                    .where(runs.c.completed.is_(True), runs.c.summary_json.is_not(None))
+                    select(runs.c.run_id)
+                    .where(runs.c.completed.is_(True))
                     .order_by(runs.c.run_id.desc())
                     .limit(limit)
                 )
             ).all()
-        return [RunSummary.model_validate_json(r[0]) for r in reversed(rows)]
+        return [r[0] for r in reversed(rows)]
 
-    async def mark_completed(self, run_id: str, summary: RunSummary) -> None:
+    async def mark_completed(self, run_id: str) -> None:
         async with self.engine.begin() as conn:
-            await conn.execute(
-                update(runs)
-                .where(runs.c.run_id == run_id)
-                .values(completed=True, summary_json=summary.model_dump_json())
-            )
+            await conn.execute(update(runs).where(runs.c.run_id == run_id).values(completed=True))

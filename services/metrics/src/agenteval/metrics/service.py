@@ -169,7 +169,7 @@ class MetricsService:
                 )
             ],
         )
-        await self.repo.mark_completed(run_id, summary)
+        await self.repo.mark_completed(run_id)
         self._last_progress.pop(run_id, None)
         self._rows.pop(run_id, None)
         instruments.observe_run(summary)
