@@ -17,9 +17,9 @@ from agenteval.contracts.trace import Step, Trace
 from agenteval.runtime.grpc_server import GrpcServer
 from agenteval.storage import create_engine, upgrade
 from agenteval.transcript_store.app import MIGRATIONS
-from agenteval.transcript_store.datasets import DatasetRepository
 from agenteval.transcript_store.grpc_api import TranscriptServicer
-from agenteval.transcript_store.repository import TranscriptRepository
+from agenteval.transcript_store.repository import DatasetRepository, TranscriptRepository
+from agenteval.transcript_store.service import TranscriptService
 from agenteval.v1 import transcripts_pb2, transcripts_pb2_grpc
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -87,7 +87,7 @@ async def server(tmp_path: Path) -> AsyncIterator[str]:
     grpc_server = GrpcServer()
     grpc_server.add(
         transcripts_pb2_grpc.add_TranscriptServiceServicer_to_server,
-        TranscriptServicer(repo, DatasetRepository(engine)),
+        TranscriptServicer(TranscriptService(repo, DatasetRepository(engine))),
         [transcripts_pb2.DESCRIPTOR.services_by_name["TranscriptService"].full_name],
     )
     await grpc_server.start()

@@ -20,9 +20,9 @@ from agenteval.eval_generator.loop_backends import SplitTraceSource
 from agenteval.runtime.grpc_server import GrpcServer
 from agenteval.storage import create_engine, upgrade
 from agenteval.transcript_store.app import MIGRATIONS
-from agenteval.transcript_store.datasets import DatasetRepository
 from agenteval.transcript_store.grpc_api import TranscriptServicer
-from agenteval.transcript_store.repository import TranscriptRepository
+from agenteval.transcript_store.repository import DatasetRepository, TranscriptRepository
+from agenteval.transcript_store.service import TranscriptService
 from agenteval.v1 import transcripts_pb2, transcripts_pb2_grpc
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples/traces/generic_traces.jsonl"
@@ -41,7 +41,7 @@ async def tools(db_url: str) -> AsyncIterator[AgentTools]:
     server = GrpcServer()
     server.add(
         transcripts_pb2_grpc.add_TranscriptServiceServicer_to_server,
-        TranscriptServicer(TranscriptRepository(engine), DatasetRepository(engine)),
+        TranscriptServicer(TranscriptService(TranscriptRepository(engine), DatasetRepository(engine))),
         [transcripts_pb2.DESCRIPTOR.services_by_name["TranscriptService"].full_name],
     )
     await server.start()

@@ -24,7 +24,8 @@ from agenteval.sdk import Client
 from agenteval.storage import create_engine, upgrade
 from agenteval.transcript_store import handlers as store_handlers
 from agenteval.transcript_store.app import MIGRATIONS
-from agenteval.transcript_store.repository import TranscriptRepository
+from agenteval.transcript_store.repository import DatasetRepository, TranscriptRepository
+from agenteval.transcript_store.service import TranscriptService
 
 ANSWER = "The order total is 987654.32."
 
@@ -116,7 +117,9 @@ async def test_grader_and_store_fall_back_to_the_cut_trace_when_the_full_one_is_
         broker = NatsBroker()
         graded = Recorder()
         grader_handlers.register(broker, GraderService(), subjects, graded, transcripts=bucket)
-        store_handlers.register(broker, repo, subjects, transcripts=bucket)
+        store_handlers.register(
+            broker, TranscriptService(repo, DatasetRepository(engine)), subjects, transcripts=bucket
+        )
         specs = {s.durable: s for s in bus._batch_specs.pop(id(broker))}
         await specs["grader-trial-completed"].handler(payloads)
         await specs["transcripts-trial-completed"].handler(payloads)

@@ -9,7 +9,7 @@ from agenteval.contracts.trace import Trace
 from agenteval.importers import ImportedTrace
 from agenteval.storage import create_engine, upgrade
 from agenteval.transcript_store.app import MIGRATIONS
-from agenteval.transcript_store.datasets import DatasetRepository
+from agenteval.transcript_store.repository import DatasetRepository
 
 
 def item(i: int, label: str | None = "positive") -> ImportedTrace:

@@ -13,9 +13,9 @@ from agenteval.runtime.settings import CommonSettings
 from agenteval.runtime.transcript_bucket import TranscriptBucket
 from agenteval.storage import create_engine, upgrade
 from agenteval.transcript_store import handlers
-from agenteval.transcript_store.datasets import DatasetRepository
 from agenteval.transcript_store.grpc_api import TranscriptServicer
-from agenteval.transcript_store.repository import TranscriptRepository
+from agenteval.transcript_store.repository import DatasetRepository, TranscriptRepository
+from agenteval.transcript_store.service import TranscriptService
 from agenteval.transcript_store.settings import TranscriptSettings
 from agenteval.v1 import transcripts_pb2, transcripts_pb2_grpc
 
@@ -29,8 +29,7 @@ class TranscriptStoreComponent:
         self.common = common
         self.settings = settings or TranscriptSettings()
         self.engine = create_engine(common.database_for("transcripts", self.settings.database_url))
-        self.repo = TranscriptRepository(self.engine)
-        self.datasets = DatasetRepository(self.engine)
+        self.service = TranscriptService(TranscriptRepository(self.engine), DatasetRepository(self.engine))
 
     async def prepare(self) -> None:
         await upgrade(self.engine, "transcript_store", MIGRATIONS)
@@ -39,12 +38,12 @@ class TranscriptStoreComponent:
         transcripts = TranscriptBucket(
             lambda: connection_of(broker), self.common.subjects, self.common.bus_replicas
         )
-        handlers.register(broker, self.repo, self.common.subjects, self.settings.batch_size, transcripts)
+        handlers.register(broker, self.service, self.common.subjects, self.settings.batch_size, transcripts)
 
     def register_grpc(self, server: GrpcServer) -> None:
         server.add(
             transcripts_pb2_grpc.add_TranscriptServiceServicer_to_server,
-            TranscriptServicer(self.repo, self.datasets),
+            TranscriptServicer(self.service),
             [transcripts_pb2.DESCRIPTOR.services_by_name["TranscriptService"].full_name],
         )
 

@@ -13,12 +13,12 @@ from agenteval.runtime.bus import batch_subscriber, parse_batch
 from agenteval.runtime.telemetry import batch_spans
 from agenteval.runtime.transcript_bucket import TranscriptBucket, with_full_traces
 from agenteval.transcript_store import instruments
-from agenteval.transcript_store.repository import TranscriptRepository
+from agenteval.transcript_store.service import TranscriptService
 
 
 def register(
     broker: NatsBroker,
-    repo: TranscriptRepository,
+    service: TranscriptService,
     subjects: Subjects,
     batch_size: int = 512,
     transcripts: TranscriptBucket | None = None,
@@ -37,7 +37,7 @@ def register(
             error=done.trace.error,
             metadata={**done.trace.metadata, "transcript_not_stored": reason},
         )
-        await repo.store_completed([done.model_copy(update={"trace": stub, "full_trace": None})])
+        await service.store_completed([done.model_copy(update={"trace": stub, "full_trace": None})])
         instruments.NOT_STORED.labels(kind="completed").inc()
 
     async def grades_lost(payload: bytes, reason: str) -> None:
@@ -45,7 +45,7 @@ def register(
         note = GradeRecord(
             name="grading", score=0.0, passed=False, explanation="grades not stored", error=reason
         )
-        await repo.store_graded([g.model_copy(update={"grades": [note], "passed": False, "score": 0.0})])
+        await service.store_graded([g.model_copy(update={"grades": [note], "passed": False, "score": 0.0})])
         instruments.NOT_STORED.labels(kind="graded").inc()
 
     @batch_subscriber(
@@ -64,7 +64,7 @@ def register(
             batch_spans("transcripts.store", batch),
             instruments.STORE_SECONDS.labels(kind="completed").time(),
         ):
-            await repo.store_completed(batch)
+            await service.store_completed(batch)
         instruments.STORED.labels(kind="completed").inc(len(batch))
 
     @batch_subscriber(
@@ -78,5 +78,5 @@ def register(
     async def on_trial_graded(payloads: list[dict[str, Any]]) -> None:
         batch = parse_batch(TrialGraded, payloads, "transcripts-trial-graded")
         with instruments.STORE_SECONDS.labels(kind="graded").time():
-            await repo.store_graded(batch)
+            await service.store_graded(batch)
         instruments.STORED.labels(kind="graded").inc(len(batch))
