@@ -9,9 +9,9 @@ from typing import Any
 import anthropic
 import pytest
 
-from agenteval.eval_generator.agent_loop import LoopEvent, TraceSummary, run_agent_loop
-from agenteval.eval_generator.agent_prompt import WRAP_UP_MESSAGE
-from agenteval.eval_generator.agent_tools import MAX_TRACE_CHARS, AgentTools
+from agenteval.eval_generator.agent.loop import LoopEvent, TraceSummary, run_agent_loop
+from agenteval.eval_generator.agent.prompt import WRAP_UP_MESSAGE
+from agenteval.eval_generator.agent.tools import MAX_TRACE_CHARS, AgentTools
 from tests.fakes.anthropic_server import (
     FAKE_API_KEY,
     FakeAnthropicServer,

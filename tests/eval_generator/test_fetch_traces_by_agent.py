@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from agenteval.eval_generator.agent_prompt import TOOL_SCHEMAS
-from agenteval.eval_generator.agent_tools import AgentTools
-from agenteval.eval_generator.backends import GrpcBackends
-from agenteval.eval_generator.loop_backends import SplitTraceSource
+from agenteval.eval_generator.agent.prompt import TOOL_SCHEMAS
+from agenteval.eval_generator.agent.sources import SplitTraceSource
+from agenteval.eval_generator.agent.tools import AgentTools
+from agenteval.eval_generator.generation.backends import GrpcBackends
 from agenteval.runtime.grpc_server import GrpcServer
 from agenteval.storage import create_engine, upgrade
 from agenteval.transcript_store.app import MIGRATIONS

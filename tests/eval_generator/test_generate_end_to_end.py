@@ -165,7 +165,7 @@ async def test_generate_rejects_bad_requests(tmp_path: Path) -> None:
 async def test_generation_and_tests_see_traces_as_graders_do_and_name_traces_it_learned_from(
     tmp_path: Path,
 ) -> None:
-    from agenteval.eval_generator.backends import GrpcBackends
+    from agenteval.eval_generator.generation.backends import GrpcBackends
 
     train = DATASETS["support_tool_errors"](n=60, seed=2)
     write_jsonl(tmp_path / "labeled.jsonl", train.traces, train.labels, "t")  # line 61 is broken

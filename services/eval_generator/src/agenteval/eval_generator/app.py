@@ -6,8 +6,8 @@ from pathlib import Path
 
 from faststream.nats import NatsBroker
 
+from agenteval.eval_generator.generation.jobs import JobManager, JobSettings
 from agenteval.eval_generator.grpc_api import EvalGeneratorServicer
-from agenteval.eval_generator.jobs import JobManager, JobSettings
 from agenteval.eval_generator.repository import EvalRepository, JobRepository
 from agenteval.eval_generator.service import EvalGenerator
 from agenteval.eval_generator.settings import EvalGeneratorSettings
@@ -69,7 +69,7 @@ class EvalGeneratorComponent:
 
     def generator(self) -> EvalGenerator:
         if self._generator is None:
-            from agenteval.eval_generator.backends import GrpcBackends
+            from agenteval.eval_generator.generation.backends import GrpcBackends
 
             self._generator = EvalGenerator(self.repo, GrpcBackends(*self._targets))
         return self._generator

@@ -21,7 +21,7 @@ from agenteval.contracts.evals import (
     GenerationRequest,
     GenerationUsage,
 )
-from agenteval.eval_generator.jobs import JobManager
+from agenteval.eval_generator.generation.jobs import JobManager
 from agenteval.eval_generator.repository import EvalRepository
 from agenteval.v1 import eval_generator_pb2 as pb
 from agenteval.v1 import eval_generator_pb2_grpc

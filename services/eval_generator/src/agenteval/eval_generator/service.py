@@ -7,7 +7,7 @@ training split by the grader's sandbox (TestEvalCode), not in this process; code
 or times out on any trace is never chosen. The chosen function is then measured on the
 held-out part. It is promoted (what ``eval:NAME`` resolves to) only when both accuracies
 reach the target; otherwise it is saved as a candidate. Saving is the job runner's business
-(:mod:`agenteval.eval_generator.jobs`), so a generation ends in one transaction.
+(:mod:`agenteval.eval_generator.generation.jobs`), so a generation ends in one transaction.
 """
 
 from __future__ import annotations
@@ -19,9 +19,8 @@ from typing import Any
 
 from agenteval.contracts.errors import Unavailable
 from agenteval.contracts.evals import EvalSplit, GenerationRequest
-from agenteval.eval_generator.agent_loop import FAILED_STOPS
-from agenteval.eval_generator.repository import EvalRepository
-from agenteval.eval_generator.request import (
+from agenteval.eval_generator.agent.loop import FAILED_STOPS
+from agenteval.eval_generator.generation.request import (
     Backends,
     Emit,
     GenerationResult,
@@ -35,7 +34,8 @@ from agenteval.eval_generator.request import (
     llm_available,
     validate,
 )
-from agenteval.eval_generator.selection import Candidate, choose, gather, measure_all
+from agenteval.eval_generator.generation.selection import Candidate, choose, gather, measure_all
+from agenteval.eval_generator.repository import EvalRepository
 
 _LOOP_EVENTS: dict[str, ProgressType] = {
     "tool_called": "tool_called",
@@ -59,7 +59,7 @@ class EvalGenerator:
 
     async def generate(self, req: GenerationRequest, emit: Emit, on_usage: OnUsage) -> GenerationResult:
         """Split, synthesize, let the model work (if it is to), choose, measure on the held-out part."""
-        from agenteval.eval_generator.loop_backends import SplitCodeTester
+        from agenteval.eval_generator.agent.sources import SplitCodeTester
         from agenteval.eval_generator.synthesizer import split_dataset, synthesize
 
         validate(req)
@@ -228,8 +228,8 @@ class EvalGenerator:
     async def _llm(
         self, req: GenerationRequest, tester: Any, start_code: str, emit: Emit, on_usage: OnUsage
     ) -> Any:
-        from agenteval.eval_generator.agent_loop import run_agent_loop
-        from agenteval.eval_generator.loop_backends import SplitTraceSource
+        from agenteval.eval_generator.agent.loop import run_agent_loop
+        from agenteval.eval_generator.agent.sources import SplitTraceSource
 
         async def on_event(ev: Any) -> None:
             await emit(

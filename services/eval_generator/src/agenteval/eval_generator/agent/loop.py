@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from agenteval.eval_generator.agent_prompt import (
+from agenteval.eval_generator.agent.prompt import (
     TOOL_SCHEMAS,
     append_user_text,
     as_text_messages,
@@ -26,7 +26,7 @@ from agenteval.eval_generator.agent_prompt import (
     system_prompt,
     wrap_up_message,
 )
-from agenteval.eval_generator.agent_tools import (
+from agenteval.eval_generator.agent.tools import (
     AgentTools,
     CodeTester,
     TraceSource,

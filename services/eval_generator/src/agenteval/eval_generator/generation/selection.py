@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from agenteval.eval_generator.agent_tools import normalize_code
+from agenteval.eval_generator.agent.tools import normalize_code
 
 Source = Literal["previous", "model_final", "model_tested", "synthesizer"]
 PREFERENCE: dict[str, int] = {"previous": 0, "model_final": 1, "model_tested": 2, "synthesizer": 3}
@@ -95,7 +95,7 @@ async def measure_all(
     candidates: list[Candidate], measure: Measure, emit: Callable[[Any], Awaitable[None]]
 ) -> None:
     """Measure each candidate on the training split (cached when the model already did)."""
-    from agenteval.eval_generator.request import Progress
+    from agenteval.eval_generator.generation.request import Progress
 
     for c in candidates:
         report = await measure(c.code)

@@ -6,7 +6,7 @@ import json
 import re
 from typing import Any
 
-from agenteval.eval_generator.agent_tools import DEFAULT_LIMIT, MAX_LIMIT, MAX_TRACE_CHARS, defines_eval
+from agenteval.eval_generator.agent.tools import DEFAULT_LIMIT, MAX_LIMIT, MAX_TRACE_CHARS, defines_eval
 
 WRAP_UP_MESSAGE = "Provide your final eval function now. No more tool calls allowed."
 """Sent (with tools withdrawn) when the loop nears its step limit."""

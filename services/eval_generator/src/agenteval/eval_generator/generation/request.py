@@ -14,7 +14,7 @@ from agenteval.contracts.errors import InvalidArgument, Unavailable
 from agenteval.contracts.evals import GenerationEventType, GenerationOutcome, GenerationRequest
 
 if TYPE_CHECKING:
-    from agenteval.eval_generator.selection import Candidate
+    from agenteval.eval_generator.generation.selection import Candidate
 
 EVAL_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,99}$")
 Labeled = tuple[str, dict[str, Any], str]  # (trace id, trace dict, "positive"|"negative")

@@ -24,7 +24,7 @@ from agenteval.eval_generator.repository import JobRepository, LostJob
 from agenteval.eval_generator.repository._jobs import CANCELLED, DONE, ENDED, FAILED, QUEUED
 from agenteval.eval_generator.service import EvalGenerator, GenerationRequest, Progress, Usage
 
-log = logging.getLogger("agenteval.eval_generator.jobs")
+log = logging.getLogger("agenteval.eval_generator.generation.jobs")
 
 _ERROR_CODES: dict[str, str] = {
     "NotFound": "NOT_FOUND",

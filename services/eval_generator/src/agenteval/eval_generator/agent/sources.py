@@ -15,7 +15,7 @@ class SplitTraceSource:
     async def list(
         self, label: str | None, limit: int, offset: int, agent: str | None = None
     ) -> tuple[list[Any], int]:
-        from agenteval.eval_generator.agent_loop import TraceSummary
+        from agenteval.eval_generator.agent.loop import TraceSummary
 
         rows = [
             (tid, t, lab)
@@ -82,7 +82,7 @@ class SplitCodeTester:
 
     async def measure(self, code: str) -> dict[str, Any]:
         """The report of ``code`` on the whole training split."""
-        from agenteval.eval_generator.agent_tools import normalize_code
+        from agenteval.eval_generator.agent.tools import normalize_code
 
         key = normalize_code(code)
         if key not in self._reports:
