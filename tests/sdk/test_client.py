@@ -16,6 +16,9 @@ from agenteval.sdk import (
     Client,
     EvalCodeReport,
     EvalInfo,
+    GenerationEvent,
+    GenerationJob,
+    GenerationRequest,
     GradeRecord,
     ImportReport,
     InvalidArgument,
@@ -28,7 +31,6 @@ from agenteval.sdk import (
     TrialRecord,
     Unavailable,
 )
-from agenteval.v1 import eval_generator_pb2
 from tests.fixtures.labeled_datasets import DATASETS
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -197,11 +199,14 @@ async def test_saved_evals_are_listed_with_their_split(client: Client) -> None:
         for i, (t, ok) in enumerate(zip(data.traces, data.labels, strict=True))
     )
     await client.import_traces("sdk-evals", lines.encode())
-    # Generation streams progress and has no typed method yet: the raw stub, as the CLI does.
-    request = eval_generator_pb2.GenerateEvalRequest(
-        name="sdk_errors", dataset="sdk-evals", method="synthesizer", seed=3
+    # One call: the job is started, followed, and returned as it ended.
+    events: list[GenerationEvent] = []
+    job = await client.generate_eval(
+        GenerationRequest(name="sdk_errors", dataset="sdk-evals", method="synthesizer", seed=3),
+        on_event=events.append,
     )
-    [_ async for _ in client._stubs.evals.GenerateEval(request)]
+    assert isinstance(job, GenerationJob) and job.status == "done" and job.eval_version == 1, job
+    assert events[0].type == "started" and events[-1].type == "saved", [e.type for e in events]
 
     saved = await client.get_eval("sdk_errors")
     assert isinstance(saved, EvalInfo) and saved.version == 1 and saved.generator == "synthesizer"
