@@ -10,7 +10,7 @@ from agenteval.cli.stack import EmbeddedStack
 from agenteval.contracts.errors import InvalidArgument, NotFound
 from agenteval.contracts.pb import suite_to_pb
 from agenteval.contracts.suite import Suite
-from agenteval.sdk import Client
+from agenteval.sdk import Client, StoredSuiteInfo, SuiteVersionInfo
 from agenteval.suites import suite_digest
 from agenteval.v1 import runner_pb2
 
@@ -50,6 +50,12 @@ async def test_a_stored_suite_runs_by_name_and_version_and_the_run_records_it(cl
     changed = SUITE.model_copy(update={"trials": 3})
     v2 = (await client.push_suite(changed)).version
     assert (v1.version, v2.version) == (1, 2)
+    # The typed client answers in contract models, not protobuf messages.
+    assert isinstance(v1, SuiteVersionInfo) and v2.current and not v1.suite_yaml
+    listed = {s.name: s for s in await client.list_suites()}
+    assert isinstance(listed["stored"], StoredSuiteInfo) and listed["stored"].current.version == 2
+    assert [v.version for v in await client.suite_versions("stored")] == [2, 1]
+    assert "name: stored" in (await client.get_suite("stored", "1")).suite_yaml
 
     run = await client.submit_stored("stored@1", k=None)
     assert (run.suite, run.suite_version, run.suite_version_number) == ("stored", v1.digest, 1)

@@ -157,13 +157,10 @@ def list_suites(
     json_out: JsonOut = False,
 ) -> None:
     """List stored suites with their current version."""
-    from agenteval.v1 import suites_pb2
 
     async def go() -> Any:
         async with connect(server, data_dir) as client:
-            return (
-                await client._stubs.suites.ListSuites(suites_pb2.ListSuitesRequest(tag=tag, limit=limit))
-            ).suites
+            return await client.list_suites(tag=tag, limit=limit)
 
     found = run_async(go)
     docs = [
@@ -213,17 +210,13 @@ def show(
 ) -> None:
     """Show a stored suite's version: its settings, its cases and the suite's versions."""
     from agenteval.suites import loads_suite, suite_data
-    from agenteval.v1 import suites_pb2
 
     name, version = _ref(ref)
 
     async def go() -> Any:
         async with connect(server, data_dir) as client:
             found = await client.get_suite(name, version)
-            versions = await client._stubs.suites.ListSuiteVersions(
-                suites_pb2.ListSuiteVersionsRequest(name=name)
-            )
-            return found, list(versions.versions)
+            return found, await client.suite_versions(name)
 
     found, versions = run_async(go)
     suite = loads_suite(found.suite_yaml, f"{found.name}@{found.version}")
@@ -280,19 +273,12 @@ def versions(
     json_out: JsonOut = False,
 ) -> None:
     """List a stored suite's versions, newest first."""
-    from agenteval.v1 import suites_pb2
 
     name, _ = _ref(name)
 
     async def go() -> Any:
         async with connect(server, data_dir) as client:
-            return list(
-                (
-                    await client._stubs.suites.ListSuiteVersions(
-                        suites_pb2.ListSuiteVersionsRequest(name=name)
-                    )
-                ).versions
-            )
+            return await client.suite_versions(name)
 
     found = run_async(go)
     if json_out:

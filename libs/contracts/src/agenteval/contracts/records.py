@@ -195,3 +195,43 @@ class EvalCodeReport(BaseModel):
     """The wrong and failed ones (the first 200)."""
     code_error: str | None = None
     """Set when the code could not run at all (syntax, forbidden import, ...)."""
+
+
+class SuiteVersionInfo(BaseModel):
+    """One version of a stored suite (immutable, content-addressed)."""
+
+    name: str
+    version: int
+    """1, 2, ... in the order versions were first stored."""
+    digest: str
+    """sha256 (hex) of the canonical suite: what the version is."""
+    created_at: str = ""
+    """When this content was first stored (ISO 8601, UTC)."""
+    case_count: int = 0
+    tags: list[str] = Field(default_factory=list)
+    current: bool = False
+    """Whether NAME without @VERSION runs this version."""
+    description: str = ""
+    suite_yaml: str = ""
+    """The content as a suite file (YAML); set when one version is asked for."""
+
+
+class StoredSuiteInfo(BaseModel):
+    """A stored suite with its current version."""
+
+    name: str
+    current: SuiteVersionInfo
+    version_count: int = 0
+    created_at: str = ""
+    updated_at: str = ""
+
+
+class SuitePush(BaseModel):
+    """What storing a suite did."""
+
+    version: SuiteVersionInfo
+    """The version now current."""
+    new_version: bool
+    """False: the content was already that version (made current again)."""
+    previous_version: int = 0
+    """The version current before (0: the suite was created)."""

@@ -64,6 +64,7 @@ from agenteval.contracts.pb._suite import (
     suite_from_pb,
     suite_to_pb,
 )
+from agenteval.contracts.pb._suites import stored_suite_from_pb, suite_push_from_pb, suite_version_from_pb
 from agenteval.contracts.pb._summary import (
     case_summary_from_pb,
     case_summary_to_pb,
@@ -145,8 +146,11 @@ __all__ = [
     "step_dict_from_pb",
     "step_from_pb",
     "step_to_pb",
+    "stored_suite_from_pb",
     "suite_from_pb",
+    "suite_push_from_pb",
     "suite_to_pb",
+    "suite_version_from_pb",
     "summary_from_pb",
     "summary_to_pb",
     "trace_from_pb",

@@ -10,6 +10,9 @@ from pathlib import Path
 from agenteval.contracts import pb
 from agenteval.contracts.records import (
     ImportReport,
+    StoredSuiteInfo,
+    SuitePush,
+    SuiteVersionInfo,
     TraceInfo,
     TrialRecord,
 )
@@ -25,20 +28,37 @@ from agenteval.v1 import (
 
 class _Data(_Base):
     # -- stored suites -------------------------------------------------------------------
-    async def push_suite(self, suite: Suite, expected_version: int = 0) -> suites_pb2.UpdateSuiteResponse:
-        """Store ``suite`` (created when new); the same content again is the same version."""
+    async def push_suite(self, suite: Suite, expected_version: int = 0) -> SuitePush:
+        """Store ``suite`` (created when new); the same content again is the same version.
+        ``expected_version``: apply only if that is still the current version (Conflict else)."""
         request = suites_pb2.UpdateSuiteRequest(
             name=suite.name,
             suite_yaml=suite.model_dump_json(),  # JSON is YAML too, and much faster to read
             expected_version=expected_version,
             allow_missing=True,
         )
-        return await self._call(self._stubs.suites.UpdateSuite(request))
+        return pb.suite_push_from_pb(await self._call(self._stubs.suites.UpdateSuite(request)))
 
-    async def get_suite(self, name: str, version: str = "") -> suites_pb2.SuiteVersion:
-        """A stored suite's version (the current one by default), with its YAML."""
+    async def get_suite(self, name: str, version: str = "") -> SuiteVersionInfo:
+        """A stored suite's version (the current one by default: a number, ``vN`` or a digest
+        prefix), with its YAML."""
         request = suites_pb2.GetSuiteRequest(name=name, version=version)
-        return (await self._call(self._stubs.suites.GetSuite(request))).version
+        return pb.suite_version_from_pb((await self._call(self._stubs.suites.GetSuite(request))).version)
+
+    async def list_suites(self, *, tag: str = "", limit: int = 0) -> list[StoredSuiteInfo]:
+        """Stored suites by name with their current version (``tag``: only those with a case
+        carrying it; ``limit`` 0: 100)."""
+        request = suites_pb2.ListSuitesRequest(tag=tag, limit=limit)
+        return [
+            pb.stored_suite_from_pb(s)
+            for s in (await self._call(self._stubs.suites.ListSuites(request))).suites
+        ]
+
+    async def suite_versions(self, name: str) -> list[SuiteVersionInfo]:
+        """A stored suite's versions, newest first (without their content)."""
+        request = suites_pb2.ListSuiteVersionsRequest(name=name)
+        resp = await self._call(self._stubs.suites.ListSuiteVersions(request))
+        return [pb.suite_version_from_pb(v) for v in resp.versions]
 
     # -- stored trials -------------------------------------------------------------------
     async def trials(
