@@ -6,8 +6,16 @@ from collections.abc import Sequence
 
 import pytest
 
-from agenteval.contracts.events import Event, GradeRecord, RunCompleted, RunProgressed, TrialGraded
+from agenteval.contracts.events import (
+    Event,
+    GradeRecord,
+    RunCompleted,
+    RunProgressed,
+    RunSubmitted,
+    TrialGraded,
+)
 from agenteval.contracts.subjects import Subjects
+from agenteval.contracts.suite import Suite
 from agenteval.metrics.app import MIGRATIONS
 from agenteval.metrics.repository import MetricsRepository
 from agenteval.metrics.service import MetricsService
@@ -38,6 +46,25 @@ def graded(run_id: str, case_id: str, i: int, passed: bool, total: int, latency:
     )
 
 
+async def submit(svc: MetricsService, run_id: str, cases: dict[str, int]) -> None:
+    """The run.submitted metrics learns a run's plan from: ``cases`` maps case id to trials."""
+    suite = Suite.model_validate(
+        {"name": "s", "cases": [{"id": c, "input": "x", "trials": n} for c, n in cases.items()]}
+    )
+    await svc.on_submitted(
+        [
+            RunSubmitted(
+                event_id=f"run.submitted:{run_id}",
+                run_id=run_id,
+                suite=suite,
+                agent="python:shop.agent:run",
+                agent_version="v1",
+                trials_total=sum(cases.values()),
+            )
+        ]
+    )
+
+
 class Recorder:
     def __init__(self) -> None:
         self.events: list[tuple[str, Event]] = []
@@ -60,6 +87,7 @@ async def service(db_url: str):
 
 async def test_redelivered_trials_count_once_and_completion_is_published_once(service) -> None:
     svc, rec = service
+    await submit(svc, "r1", {"a": 3, "b": 3})
     batch = [graded("r1", "a", i, passed=i < 2, total=6) for i in range(3)]
     batch += [graded("r1", "b", i, passed=True, total=6) for i in range(2)]
     await svc.on_graded(batch)
@@ -88,6 +116,8 @@ async def test_redelivered_trials_count_once_and_completion_is_published_once(se
 
 async def test_runs_are_kept_apart(service) -> None:
     svc, rec = service
+    await submit(svc, "r1", {"a": 2})
+    await submit(svc, "r2", {"a": 1})
     await svc.on_graded([graded("r1", "a", 0, True, 2), graded("r2", "a", 0, False, 1)])
     [done] = rec.of(RunCompleted)
     assert done.run_id == "r2" and done.summary.passes == 0
@@ -97,6 +127,7 @@ async def test_runs_are_kept_apart(service) -> None:
 
 async def test_figures_per_tag(service) -> None:
     svc, rec = service
+    await submit(svc, "r9", {"a": 2, "b": 2, "c": 2})
 
     def tagged(case: str, i: int, passed: bool, tags: list[str], latency: float = 10.0) -> TrialGraded:
         return graded("r9", case, i, passed, total=6, latency=latency).model_copy(update={"tags": tags})
@@ -131,6 +162,7 @@ async def test_figures_per_tag(service) -> None:
 
 async def test_the_summary_from_remembered_rows_equals_the_one_read_back(service) -> None:
     svc, rec = service
+    await submit(svc, "r9", {"c0": 4, "c1": 4, "c2": 4})
     batch = [
         graded("r9", f"c{c}", i, passed=(c + i) % 3 != 0, total=12, latency=10.0 + i * c)
         for c in range(3)
@@ -148,8 +180,49 @@ async def test_the_summary_from_remembered_rows_equals_the_one_read_back(service
 
 async def test_a_run_recorded_partly_elsewhere_is_summarized_from_the_table(service) -> None:
     svc, rec = service
+    await submit(svc, "r8", {"c": 4})
     batch = [graded("r8", "c", i, passed=i % 2 == 0, total=4) for i in range(4)]
     await svc.repo.record(batch[:2], [0.0, 0.0])  # another replica stored these
     await svc.on_graded(batch[2:])
     (done,) = rec.of(RunCompleted)
     assert done.summary.trials == 4 and done.summary.passes == 2
+
+
+async def test_a_graded_trial_its_run_never_asked_for_is_refused(service) -> None:
+    """Forged or stray trial.graded events (a case not in the suite, an index past the case's
+    trials, a foreign trial id) are neither counted nor able to complete the run early."""
+    from prometheus_client import REGISTRY
+
+    svc, rec = service
+    await submit(svc, "r5", {"a": 2, "b": 1})
+    labels = {"handler": "metrics-trial-graded"}
+    before = REGISTRY.get_sample_value("agenteval_bus_rejected_messages_total", labels) or 0.0
+    forged = [
+        graded("r5", "not-in-suite", 0, True, total=3),
+        graded("r5", "a", 2, True, total=3),  # a has 2 trials: 0 and 1
+        graded("r5", "b", 0, True, total=3).model_copy(update={"trial_id": "r5/other/0"}),
+    ]
+    await svc.on_graded([graded("r5", "a", 0, True, total=3), *forged])
+    assert await svc.repo.progress("r5") == (1, 1, 3, False)
+    await svc.on_graded(forged)  # three more would have reached 3 of 3
+    assert rec.of(RunCompleted) == []
+    after = REGISTRY.get_sample_value("agenteval_bus_rejected_messages_total", labels) or 0.0
+    assert after - before == 6
+    await svc.on_graded([graded("r5", "a", 1, False, total=3), graded("r5", "b", 0, True, total=3)])
+    [done] = rec.of(RunCompleted)
+    assert (done.summary.trials, done.summary.passes) == (3, 2)
+    assert {c.case_id for c in done.summary.cases} == {"a", "b"}
+
+
+async def test_a_trial_of_a_run_never_submitted_waits_then_is_refused_at_the_delivery_limit(
+    service, monkeypatch
+) -> None:
+    from agenteval.metrics import service as metrics_service
+
+    monkeypatch.setattr(metrics_service, "PLAN_WAITS", 1)
+    svc, rec = service
+    with pytest.raises(metrics_service.PlanPending):
+        await svc.on_graded([graded("ghost", "a", 0, True, total=1)])
+    await svc.on_graded([graded("ghost", "a", 0, True, total=1)], wait_for_plan=False)
+    assert await svc.repo.progress("ghost") == (0, 0, 0, False)
+    assert rec.of(RunCompleted) == []

@@ -57,6 +57,11 @@ class RunSubmitted(Event):
     trials_total: int
 
 
+def run_plan(ev: RunSubmitted) -> dict[str, int]:
+    """Trials per case the run will have (what the runner expands it into, in case order)."""
+    return {case.id: ev.suite.trials_for(case, ev.k) for case in ev.suite.cases}
+
+
 class TrialRequested(Event):
     """One trial to run: carries everything a runner replica needs."""
 

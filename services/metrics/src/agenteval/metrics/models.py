@@ -32,4 +32,6 @@ runs = Table(
     Column("agent", Text, nullable=False, server_default=""),
     Column("trials_total", Integer, nullable=False),
     Column("completed", Boolean, nullable=False),
+    # {case_id: trials} from run.submitted; NULL for runs recorded before plans were kept.
+    Column("plan_json", Text, nullable=True),
 )

@@ -57,6 +57,37 @@ class MetricsRepository:
             await conn.execute(insert_ignore(self.engine, trial_results), rows)
         return rows
 
+    async def record_plan(
+        self, run_id: str, suite: str, agent_version: str, agent: str, plan: dict[str, int]
+    ) -> None:
+        """Keep what the run will have (from run.submitted); idempotent."""
+        row = {
+            "run_id": run_id,
+            "suite": suite,
+            "agent_version": agent_version,
+            "agent": agent,
+            "trials_total": sum(plan.values()),
+            "completed": False,
+            "plan_json": json.dumps(plan),
+        }
+        async with self.engine.begin() as conn:
+            await conn.execute(insert_ignore(self.engine, runs), [row])
+            await conn.execute(
+                update(runs)
+                .where(runs.c.run_id == run_id, runs.c.plan_json.is_(None))
+                .values(plan_json=row["plan_json"], trials_total=row["trials_total"])
+            )
+
+    async def plans(self, run_ids: Sequence[str]) -> dict[str, dict[str, int] | None]:
+        """Per run known here, its plan (None: recorded before plans were kept); unknown runs absent."""
+        async with self.engine.connect() as conn:
+            rows = (
+                await conn.execute(
+                    select(runs.c.run_id, runs.c.plan_json).where(runs.c.run_id.in_(list(run_ids)))
+                )
+            ).all()
+        return {r[0]: (json.loads(r[1]) if r[1] else None) for r in rows}
+
     async def progress(self, run_id: str) -> tuple[int, int, int, bool]:
         """(graded, passes, total, completed) of a run."""
         async with self.engine.connect() as conn:

@@ -7,7 +7,9 @@ republishes the same event, which JetStream drops as a duplicate.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
+import logging
 import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any
@@ -17,8 +19,11 @@ from agenteval.contracts.events import (
     RunCompleted,
     RunProgressed,
     RunReported,
+    RunSubmitted,
     TrialGraded,
     TrialResult,
+    run_plan,
+    trial_id_for,
 )
 from agenteval.contracts.subjects import Subjects
 from agenteval.contracts.summary import RunSummary
@@ -26,6 +31,7 @@ from agenteval.contracts.trace import TrialError
 from agenteval.metrics import instruments
 from agenteval.metrics.repository import MetricsRepository
 from agenteval.metrics.summary import summarize
+from agenteval.runtime import telemetry
 from agenteval.runtime.telemetry import event_span
 
 Publisher = Callable[[str, Sequence[Event]], Awaitable[None]]
@@ -35,6 +41,16 @@ REPORT_MAX_BYTES = 256 * 1024
 """A result-stream message carries graded trials up to about this size (the bus takes 1 MB)."""
 MAX_REMEMBERED_RUNS = 64
 MAX_REMEMBERED_TRIALS = 200_000
+log = logging.getLogger("agenteval.metrics")
+PLAN_WAITS, PLAN_WAIT_S = 30, 0.1
+"""A graded trial of a run not seen yet waits this long for its run.submitted before its
+message is handed back for a later try."""
+_UNKNOWN: dict[str, int] = {}
+"""A run this service has no record of (its run.submitted has not been seen)."""
+
+
+class PlanPending(RuntimeError):
+    """A graded trial of a run whose run.submitted has not arrived yet: try again later."""
 
 
 def trial_cost(g: TrialGraded) -> float:
@@ -59,11 +75,66 @@ class MetricsService:
         self.publish = publish
         self.on_completed = on_completed
         self._last_progress: dict[str, float] = {}
+        self._plans: dict[str, dict[str, int] | None] = {}
+        """Per run, its plan (cached; None for a run recorded before plans were kept)."""
         self._rows: dict[str, dict[str, dict[str, Any]]] = {}
         """Per run, the rows this process recorded (first one wins, as in the table): when it
         recorded them all, the summary is made from them instead of reading them back."""
 
-    async def on_graded(self, graded: Sequence[TrialGraded]) -> None:
+    async def on_submitted(self, submitted: Sequence[RunSubmitted]) -> None:
+        """Keep each run's plan: what it will have, so nothing else is counted in it."""
+        for ev in submitted:
+            plan = run_plan(ev)
+            await self.repo.record_plan(ev.run_id, ev.suite.name, ev.agent_version, ev.agent, plan)
+            self._plans[ev.run_id] = plan
+
+    async def _planned(self, graded: Sequence[TrialGraded], wait_for_plan: bool) -> list[TrialGraded]:
+        """The trials their run asked for. A trial of a run whose plan has not arrived yet
+        raises PlanPending (its message is tried again); a trial no run asked for (a forged or
+        stray event: an unknown case, an index past the case's trials, a foreign id) is
+        refused, logged and counted, never recorded."""
+        for attempt in range(PLAN_WAITS + 1):
+            missing = {g.run_id for g in graded if g.run_id not in self._plans}
+            if not missing:
+                break
+            known = await self.repo.plans(sorted(missing))
+            for run_id, plan in known.items():
+                if len(self._plans) >= MAX_REMEMBERED_RUNS:
+                    self._plans.pop(next(iter(self._plans)))
+                self._plans[run_id] = plan
+            if not (missing - known.keys()) or not wait_for_plan:
+                break
+            if attempt == PLAN_WAITS:  # the message is tried again later (backoff)
+                raise PlanPending(f"runs not submitted (yet): {sorted(missing - known.keys())[:5]}")
+            # run.submitted is consumed beside trial.graded: it is usually a moment behind.
+            await asyncio.sleep(PLAN_WAIT_S)
+        accepted = []
+        for g in graded:
+            plan = self._plans.get(g.run_id, _UNKNOWN)
+            if plan is None:  # a run recorded before plans were kept
+                accepted.append(g)
+            elif (
+                plan is not _UNKNOWN
+                and 0 <= g.trial_index < plan.get(g.case_id, 0)
+                and g.trial_id == trial_id_for(g.run_id, g.case_id, g.trial_index)
+            ):
+                accepted.append(g)
+            else:
+                log.warning(
+                    "refused a graded trial its run never asked for",
+                    extra={
+                        "run_id": g.run_id[:200],
+                        "trial_id": g.trial_id[:200],
+                        "case_id": g.case_id[:200],
+                    },
+                )
+                telemetry.count_rejected("metrics-trial-graded")
+        return accepted
+
+    async def on_graded(self, graded: Sequence[TrialGraded], *, wait_for_plan: bool = True) -> None:
+        graded = await self._planned(graded, wait_for_plan)
+        if not graded:
+            return
         costs = [trial_cost(g) for g in graded]
         rows = await self.repo.record(graded, costs)
         self._remember(rows)
