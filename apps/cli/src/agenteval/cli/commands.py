@@ -227,7 +227,6 @@ def runs(
     json_out: JsonOut = False,
 ) -> None:
     """List runs, newest first."""
-    from rich.table import Table
 
     async def go() -> list[RunInfo]:
         async with connect(server, data_dir) as client:
@@ -251,18 +250,36 @@ def runs(
     if json_out:
         print_json({"runs": rows})
         return
-    table = Table("run", "suite", "agent version", "status", "trials", "pass rate", "created")
-    for r in rows:
-        rate = "" if r["pass_rate"] is None else f"{r['pass_rate'] * 100:.0f}%"
-        table.add_row(
-            r["run_id"],
-            f"{r['suite']}@{r['suite_version_number']}" if r["suite_version_number"] else r["suite"],
-            r["agent_version"],
-            r["status"],
-            str(r["trials"]),
-            rate,
-            r["created_at"][:19],
-        )
+    from agenteval.cli.fit import Col, fit_table
+
+    def result(r: dict[str, Any]) -> str:  # the pass rate once there is one, else where it stands
+        return r["status"] if r["pass_rate"] is None else f"{r['pass_rate'] * 100:.0f}%"
+
+    cols = [
+        Col("run", "key"),
+        Col("suite", "key"),
+        Col("agent version", "key"),
+        Col("result", "key", justify="right"),
+        Col("trials", "key", drop=2, justify="right"),
+        Col("status", "key", drop=1),
+        Col("created", "key", drop=0),
+    ]
+    table = fit_table(
+        cols,
+        [
+            [
+                r["run_id"],
+                f"{r['suite']}@{r['suite_version_number']}" if r["suite_version_number"] else r["suite"],
+                r["agent_version"],
+                result(r),
+                str(r["trials"]),
+                r["status"],
+                r["created_at"][:16].replace("T", " "),
+            ]
+            for r in rows
+        ],
+        out.width,
+    )
     out.print(table)
 
 
@@ -292,19 +309,42 @@ def show(
 def trials(
     run_id: Annotated[str, typer.Argument(help="Run id.")],
     case: Annotated[str, typer.Option(help="Only this case.")] = "",
+    transcript: Annotated[
+        bool,
+        typer.Option(
+            "--transcript",
+            help="Print each trial's transcript as text: messages, LLM and tool calls, verdicts.",
+        ),
+    ] = False,
     data_dir: DataDir = Path(".agenteval"),
     server: Server = None,
     json_out: JsonOut = False,
 ) -> None:
-    """List the stored transcripts of a run, with each grader's verdict and explanation."""
+    """List the stored transcripts of a run, with each grader's verdict and explanation.
+
+    RUN_ID may be an unambiguous prefix of the id."""
     from rich.markup import escape
     from rich.table import Table
 
-    async def go() -> list[TrialRecord]:
+    async def go() -> tuple[str, list[TrialRecord]]:
         async with connect(server, data_dir) as client:
-            return await client.trials(run_id, case_id=case)
+            found = await client.trials(run_id, case_id=case)
+            if found:
+                return run_id, found
+            run = await client.get_run(run_id)  # unknown: NotFound; a prefix: the run it begins
+            if run.run_id == run_id:
+                return run_id, []
+            return run.run_id, await client.trials(run.run_id, case_id=case)
 
-    found = run_async(go)
+    full_id, found = run_async(go)
+    if case and not found:
+        fail(f"run {full_id} has no trials of case {case!r}", 2)
+    if transcript and not json_out:
+        from agenteval.cli.transcript import print_transcript
+
+        for t in found:
+            print_transcript(out, t)
+        return
     docs: list[dict[str, Any]] = [
         {
             "trial_id": t.trial_id,

@@ -36,7 +36,7 @@ def export(
     inspect: an Inspect AI eval log that inspect_ai.log.read_eval_log and `inspect view` read:
     the suite as the task, each case a sample, each trial an epoch, one score per grader
     and `passed`, with pass@k and pass^k in the results."""
-    path = output or Path(f"{run_id}.json")
+    path = output or Path(f"{run_id}.json")  # a prefix names the file as given
     if path.suffix != ".json":
         fail(f"--output must end in .json (Inspect reads a log's format from its name), got {path}", 2)
     log = run_async(lambda: _inspect_log(server, data_dir, run_id))
@@ -59,6 +59,7 @@ async def _inspect_log(server: str | None, data_dir: Path, run_id: str) -> dict[
 
     async with connect(server, data_dir) as client:
         run = await client.get_run(run_id)
+        run_id = run.run_id  # the full id of a prefix
         if run.summary is None:
             raise Conflict(
                 f"run {run_id} has no summary yet (status {run.status}): export it when it completes"

@@ -88,6 +88,20 @@ class RunRepository:
             row = (await conn.execute(select(runs).where(runs.c.run_id == run_id))).mappings().first()
         return RunRecord(**row) if row else None
 
+    async def ids_starting(self, prefix: str, limit: int = 6) -> list[str]:
+        """Run ids that begin with ``prefix`` (taken literally), at most ``limit``."""
+        escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        async with self.engine.connect() as conn:
+            rows = (
+                await conn.execute(
+                    select(runs.c.run_id)
+                    .where(runs.c.run_id.like(f"{escaped}%", escape="\\"))
+                    .order_by(runs.c.run_id)
+                    .limit(limit)
+                )
+            ).all()
+        return [r[0] for r in rows]
+
     async def by_request_id(self, request_id: str) -> RunRecord | None:
         async with self.engine.connect() as conn:
             row = (await conn.execute(select(runs).where(runs.c.request_id == request_id))).mappings().first()

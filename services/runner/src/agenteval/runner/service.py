@@ -61,6 +61,8 @@ does not, anything else when the eval generator cannot say."""
 
 EXPAND_CHUNK = 64
 """Trials published at a time when a run is expanded."""
+MIN_ID_PREFIX = 6
+"""Shortest run id prefix taken for the run it begins ("run-1a" would be most of them)."""
 RELEASE_PUBLISH_ATTEMPTS = 10
 """Tries (each with the bus's own retries, ~16 s) to publish trials a window move let out."""
 
@@ -500,6 +502,7 @@ class RunnerService:
 
     async def cancel(self, run_id: str) -> RunRecord:
         rec = await self.get(run_id)
+        run_id = rec.run_id  # a prefix names the run it begins
         if await self.repo.cancel(run_id):
             self.cancelled.add(run_id)
             await self.publish(
@@ -573,14 +576,28 @@ class RunnerService:
         self.cancelled.add(run_id)
 
     async def get(self, run_id: str) -> RunRecord:
-        rec = await self.repo.get(run_id)
+        """A run by its id or an unambiguous prefix of it (at least MIN_ID_PREFIX characters)."""
+        rec = await self._by_id_or_prefix(run_id)
         if rec is None:
             raise NotFound(f"no run {run_id!r}")
         return rec
 
-    async def resolve(self, ref: str, suite: str | None = None) -> RunRecord:
-        """A run by id, or the newest completed run of an agent version (on ``suite``)."""
+    async def _by_id_or_prefix(self, ref: str) -> RunRecord | None:
         rec = await self.repo.get(ref)
+        if rec is not None or len(ref) < MIN_ID_PREFIX:
+            return rec
+        ids = await self.repo.ids_starting(ref)
+        if len(ids) > 1:
+            shown = ", ".join(ids[:5]) + (", ..." if len(ids) > 5 else "")
+            raise InvalidArgument(
+                f"run id prefix {ref!r} is ambiguous: it begins {shown}; give more of the id"
+            )
+        return await self.repo.get(ids[0]) if ids else None
+
+    async def resolve(self, ref: str, suite: str | None = None) -> RunRecord:
+        """A run by id (or an unambiguous prefix), or the newest completed run of an agent
+        version (on ``suite``)."""
+        rec = await self._by_id_or_prefix(ref)
         if rec is not None:
             return rec
         found = await self.repo.list(suite=suite, agent_version=ref, limit=1, completed_only=True)
