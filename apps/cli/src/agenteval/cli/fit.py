@@ -13,9 +13,12 @@ from dataclasses import dataclass
 
 from rich import box
 from rich.table import Table
+from rich.text import Text
 
-PAD = 2
-"""Each column's left and right padding (the simple box has no vertical lines)."""
+PAD = 3
+MIN_TEXT = 12
+"""Narrowest a wrapping text column may become."""
+"""Room each column takes beyond its cells: padding on both sides and the space between columns."""
 
 
 @dataclass(frozen=True)
@@ -28,15 +31,18 @@ class Col:
 
 
 def _natural(col: Col, cells: Sequence[str]) -> int:
-    widest = max((len(c) for c in cells), default=0)
+    widest = max((Text.from_markup(c).cell_len for c in cells), default=0)
     header = max((len(w) for w in col.header.split()), default=0) if col.kind == "text" else len(col.header)
     return max(widest, header, 1)
 
 
-def fit_table(cols: Sequence[Col], rows: Sequence[Sequence[str]], width: int) -> Table:
-    """A table of ``rows`` (strings, one per column) within ``width`` characters."""
+def _layout(cols: Sequence[Col], rows: Sequence[Sequence[str]], width: int) -> tuple[list[int], bool]:
+    """The columns kept, and whether their key columns fit ``width`` whole."""
     keep = [i for i, _ in enumerate(cols) if any(r[i] for r in rows) or not rows]
     natural = {i: _natural(cols[i], [r[i] for r in rows]) for i in keep}
+
+    def least(ids: list[int]) -> int:  # key cells whole, text cells at least MIN_TEXT wide
+        return sum((natural[i] if cols[i].kind == "key" else min(natural[i], MIN_TEXT)) + PAD for i in ids)
 
     def total(ids: list[int]) -> int:
         return sum(natural[i] + PAD for i in ids)
@@ -44,6 +50,18 @@ def fit_table(cols: Sequence[Col], rows: Sequence[Sequence[str]], width: int) ->
     droppable = sorted((i for i in keep if cols[i].drop is not None), key=lambda i: cols[i].drop or 0)
     while total(keep) > width and droppable:
         keep.remove(droppable.pop(0))
+    return keep, least(keep) <= width
+
+
+def fits(cols: Sequence[Col], rows: Sequence[Sequence[str]], width: int) -> bool:
+    """Whether a table of these rows can show every key cell whole within ``width``."""
+    return _layout(cols, rows, width)[1]
+
+
+def fit_table(cols: Sequence[Col], rows: Sequence[Sequence[str]], width: int) -> Table:
+    """A table of ``rows`` (rich markup strings, one per column) within ``width`` characters."""
+    keep, _ = _layout(cols, rows, width)
+    natural = {i: _natural(cols[i], [r[i] for r in rows]) for i in keep}
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1), show_edge=False)
     for i in keep:
         col = cols[i]

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from rich.console import Console
+from rich.console import Console, Group
+from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from agenteval.contracts.summary import RunSummary
 
@@ -14,18 +16,19 @@ def _pct(x: float) -> str:
     return f"{x * 100:.0f}%"
 
 
-def summary_table(s: RunSummary, title: str | None = None) -> Table:
+def summary_table(s: RunSummary, width: int = 80) -> Table | Group:
+    """Per case: passes/trials, pass@1, pass@k, pass^k, p50 latency and notes, within
+    ``width`` (case ids whole; p50 goes first when narrow; no notes column when none). Case
+    ids too long for a table at this width are listed, each above its figures."""
+    from agenteval.cli.fit import Col, fit_table, fits
+
     k = s.k
-    table = Table(
-        title=title or f"{s.suite} · {s.agent_version or s.agent} · run {s.run_id}", title_justify="left"
-    )
-    table.add_column("case", overflow="fold")
-    table.add_column("passes", justify="right")
-    table.add_column("pass@1", justify="right")
-    table.add_column(f"pass@{k}", justify="right")
-    table.add_column(f"pass^{k}", justify="right")
-    table.add_column("p50 ms", justify="right")
-    table.add_column("notes")
+    once = k <= 1  # pass@1 = pass^1 = the pass rate: one column, not three
+    cols = [Col("case", "key"), Col("passes", "key", justify="right"), Col("pass@1", "key", justify="right")]
+    if not once:
+        cols += [Col(f"pass@{k}", "key", justify="right"), Col(f"pass^{k}", "key", justify="right")]
+    cols += [Col("p50 ms", "key", drop=0, justify="right"), Col("notes", "text")]
+    rows = []
     for c in s.cases:
         notes = []
         if c.errors:
@@ -35,25 +38,32 @@ def summary_table(s: RunSummary, title: str | None = None) -> Table:
         if c.flaky:
             notes.append("flaky")
         style = "green" if c.passes == c.trials else ("red" if c.passes == 0 else "yellow")
-        table.add_row(
-            c.case_id,
-            f"[{style}]{c.passes}/{c.trials}[/]",
-            _pct(c.pass_at_k.get(1, 0.0)),
-            _pct(c.pass_at_k.get(k, c.pass_at_k.get(max(c.pass_at_k, default=1), 0.0))),
-            _pct(c.pass_pow_k.get(k, c.pass_pow_k.get(max(c.pass_pow_k, default=1), 0.0))),
-            f"{c.latency.p50_ms:.1f}",
-            ", ".join(notes),
-        )
-    table.add_section()
-    table.add_row(
-        "[bold]total[/]",
-        f"[bold]{s.passes}/{s.trials}[/]",
-        _pct(s.pass_at_k.get(1, 0.0)),
-        _pct(s.pass_at_k.get(k, 0.0)),
-        _pct(s.pass_pow_k.get(k, 0.0)),
-        f"{s.latency.p50_ms:.1f}",
-        f"p95 {s.latency.p95_ms:.1f} ms · p99 {s.latency.p99_ms:.1f} ms",
-    )
+        row = [escape(c.case_id), f"[{style}]{c.passes}/{c.trials}[/]", _pct(c.pass_at_k.get(1, 0.0))]
+        if not once:
+            row += [
+                _pct(c.pass_at_k.get(k, c.pass_at_k.get(max(c.pass_at_k, default=1), 0.0))),
+                _pct(c.pass_pow_k.get(k, c.pass_pow_k.get(max(c.pass_pow_k, default=1), 0.0))),
+            ]
+        rows.append([*row, f"{c.latency.p50_ms:.1f}", ", ".join(notes)])
+    total = ["[bold]total[/]", f"[bold]{s.passes}/{s.trials}[/]", _pct(s.pass_at_k.get(1, 0.0))]
+    if not once:
+        total += [_pct(s.pass_at_k.get(k, 0.0)), _pct(s.pass_pow_k.get(k, 0.0))]
+    rows.append([*total, f"{s.latency.p50_ms:.1f}", ""])
+    title = f"{escape(s.suite)} · {escape(s.agent_version or s.agent)} · run {escape(s.run_id)}"
+    if not fits(cols, rows, width):
+        lines = [title]
+        for row in rows:
+            figures = [f"{col.header} {cell}" for col, cell in zip(cols[1:], row[1:], strict=True) if cell]
+            lines += [f"[bold]{row[0]}[/]", "  " + " · ".join(figures)]
+        if once:
+            lines.append("k = 1: pass@1 = pass^1 = the pass rate")
+        return Group(*(Text.from_markup(line) for line in lines))
+    table = fit_table(cols, rows, width)
+    table.title = title
+    table.title_justify = "left"
+    if once:
+        table.caption = "k = 1: pass@1 = pass^1 = the pass rate"
+        table.caption_justify = "left"
     return table
 
 
@@ -77,14 +87,15 @@ def tags_table(s: RunSummary) -> Table:
 
 
 def print_summary(console: Console, s: RunSummary) -> None:
-    console.print(summary_table(s))
+    console.print(summary_table(s, console.width))
     if s.tags:
         console.print(tags_table(s))
     low, high = s.pass_rate_low, s.pass_rate_high
     console.print(
         f"pass rate {_pct(s.pass_rate)} (95% CI {_pct(low)}–{_pct(high)}) · "
         f"{s.errors} errors · {s.timeouts} timeouts · tokens {s.input_tokens}+{s.output_tokens} · "
-        f"cost ${s.cost_usd:.4f}"
+        f"cost ${s.cost_usd:.4f} · latency p50 {s.latency.p50_ms:.1f} ms, p95 {s.latency.p95_ms:.1f} ms, "
+        f"p99 {s.latency.p99_ms:.1f} ms"
     )
 
 
