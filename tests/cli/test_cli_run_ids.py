@@ -109,3 +109,16 @@ async def test_runs_lists_whole_ids_within_the_terminal_width(
     for run_id in ids:
         assert any(run_id in line for line in lines), f"{run_id} is cut or split:\n{out}"
     assert all(len(line) <= columns for line in lines), max(lines, key=len)
+
+
+@pytest.mark.parametrize("columns", [80, 120])
+async def test_trials_lists_whole_trial_ids_within_the_terminal_width(
+    runs: tuple[str, list[str]], columns: int
+) -> None:
+    target, ids = runs
+    code, out, err = await agent_eval("trials", ids[0], "--server", target, columns=columns)
+    assert code == 0, err
+    lines = out.splitlines()
+    for case in ("c0", "c1"):
+        assert any(f"{ids[0]}/{case}/0" in line for line in lines), f"a trial id is cut or split:\n{out}"
+    assert all(len(line) <= columns for line in lines), max(lines, key=len)

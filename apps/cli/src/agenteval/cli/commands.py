@@ -324,7 +324,6 @@ def trials(
 
     RUN_ID may be an unambiguous prefix of the id."""
     from rich.markup import escape
-    from rich.table import Table
 
     async def go() -> tuple[str, list[TrialRecord]]:
         async with connect(server, data_dir) as client:
@@ -363,19 +362,33 @@ def trials(
     if json_out:
         print_json({"trials": docs})
         return
-    table = Table("trial", "status", "verdict", "score", "ms", "tools", "output")
+    from agenteval.cli.fit import Col, fit_table
+
+    cols = [
+        Col("trial", "key"),
+        Col("status", "key", drop=3),
+        Col("verdict", "key"),
+        Col("score", "key", drop=2, justify="right"),
+        Col("ms", "key", drop=1, justify="right"),
+        Col("tools", "text", drop=4),
+        Col("output", "text", drop=0),
+    ]
+    rows = []
     for d in docs:
         trace = d["trace"] or {}
         tools = ", ".join(s.get("name") or "" for s in trace.get("steps", []) if s.get("type") == "tool_call")
-        table.add_row(
-            d["trial_id"],
-            d["status"],
-            _verdict(d["passed"]),
-            "" if d["score"] is None else f"{d['score']:.2f}",
-            f"{d['latency_ms']:.1f}",
-            tools,
-            (trace.get("output") or "")[:80],
+        rows.append(
+            [
+                escape(d["trial_id"]),
+                d["status"],
+                _verdict(d["passed"]),
+                "" if d["score"] is None else f"{d['score']:.2f}",
+                f"{d['latency_ms']:.1f}",
+                escape(tools),
+                escape((trace.get("output") or "")[:80]),
+            ]
         )
+    table = fit_table(cols, rows, out.width)
     out.print(table)
     # Explanations are printed in full, not squeezed into a table cell: they say why a score is what it is.
     for d in docs:
