@@ -5,6 +5,7 @@
   called inside an agent worker process (``workers/``), or in the runner itself when agents
   are trusted (``AGENTEVAL_RUNNER_AGENTS_IN_PROCESS``).
 - ``grpc://host:port``: a server implementing ``agenteval.v1.AgentService``.
+- ``http://...`` / ``https://...``: an HTTP endpoint the case is POSTed to (``http_agent``).
 """
 
 from __future__ import annotations
@@ -182,13 +183,17 @@ def check_spec(spec: str) -> str:
     elif spec.startswith("grpc://"):
         if not spec[len("grpc://") :]:
             raise InvalidArgument(f"agent spec {spec!r} needs host:port")
+    elif spec.startswith(("http://", "https://")):
+        if not spec.split("://", 1)[1].split("/", 1)[0]:
+            raise InvalidArgument(f"agent spec {spec!r} needs a host: http://host[:port]/path")
     elif not spec:
         raise InvalidArgument(
             "no agent given: pass --agent python:module:function or set 'agent' in the suite"
         )
     else:
         raise InvalidArgument(
-            f"unsupported agent spec {spec!r}: use python:module:function or grpc://host:port"
+            f"unsupported agent spec {spec!r}: use python:module:function, grpc://host:port or "
+            "http(s)://host/path"
         )
     return spec
 
@@ -258,6 +263,10 @@ def load_agent(spec: str) -> Agent:
     agent: Agent
     if spec.startswith("python:"):
         agent = PythonAgent(spec, _import_callable(spec))
+    elif spec.startswith(("http://", "https://")):
+        from agenteval.runner.http_agent import HttpAgent
+
+        agent = HttpAgent(spec)
     else:
         agent = GrpcAgent(spec, spec[len("grpc://") :])
     _cache[spec] = agent
