@@ -142,6 +142,7 @@ def main() -> None:
         export,
         flaky,
         github,
+        models,
         suites,
         traces,
         watch,

@@ -6,6 +6,7 @@
   are trusted (``AGENTEVAL_RUNNER_AGENTS_IN_PROCESS``).
 - ``grpc://host:port``: a server implementing ``agenteval.v1.AgentService``.
 - ``http://...`` / ``https://...``: an HTTP endpoint the case is POSTed to (``http_agent``).
+- ``anthropic:MODEL``: Claude in a tool-use loop over the case's mocked tools (``anthropic_agent``).
 """
 
 from __future__ import annotations
@@ -183,6 +184,9 @@ def check_spec(spec: str) -> str:
     elif spec.startswith("grpc://"):
         if not spec[len("grpc://") :]:
             raise InvalidArgument(f"agent spec {spec!r} needs host:port")
+    elif spec.startswith("anthropic:"):
+        if not spec[len("anthropic:") :].strip():
+            raise InvalidArgument(f"agent spec {spec!r} needs a model: anthropic:claude-sonnet-4-5")
     elif spec.startswith(("http://", "https://")):
         if not spec.split("://", 1)[1].split("/", 1)[0]:
             raise InvalidArgument(f"agent spec {spec!r} needs a host: http://host[:port]/path")
@@ -192,8 +196,8 @@ def check_spec(spec: str) -> str:
         )
     else:
         raise InvalidArgument(
-            f"unsupported agent spec {spec!r}: use python:module:function, grpc://host:port or "
-            "http(s)://host/path"
+            f"unsupported agent spec {spec!r}: use python:module:function, grpc://host:port, "
+            "http(s)://host/path or anthropic:MODEL"
         )
     return spec
 
@@ -267,6 +271,10 @@ def load_agent(spec: str) -> Agent:
         from agenteval.runner.http_agent import HttpAgent
 
         agent = HttpAgent(spec)
+    elif spec.startswith("anthropic:"):
+        from agenteval.runner.anthropic_agent import AnthropicAgent
+
+        agent = AnthropicAgent(spec)
     else:
         agent = GrpcAgent(spec, spec[len("grpc://") :])
     _cache[spec] = agent
