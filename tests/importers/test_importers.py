@@ -19,6 +19,9 @@ from agenteval.importers import (
 )
 from agenteval.importers._labels import LabelError
 
+LINE_FORMATS = [f for f in FORMATS if f != "inspect"]
+"""Formats read record by record; an Inspect log is one whole file (test_inspect_logs.py)."""
+
 DATA = Path(__file__).parent / "data"
 FIXTURES = {
     "jsonl": "jsonl_traces.jsonl",
@@ -420,7 +423,7 @@ def test_langfuse_api_page_shape() -> None:
 # -- ids -----------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("fmt", LINE_FORMATS)
 def test_importing_twice_gives_the_same_ids_and_traces(fmt: str) -> None:
     first, second = import_traces(fixture_bytes(fmt)), import_traces(fixture_bytes(fmt))
     assert [t.trace_id for t in first.traces] == [t.trace_id for t in second.traces]
@@ -460,7 +463,7 @@ WRONG_SHAPE = {
 }
 
 
-@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("fmt", LINE_FORMATS)
 def test_broken_lines_are_reported_by_number_and_the_rest_imported(fmt: str) -> None:
     good = fixture_lines(fmt)
     lines = [good[0], '{"trace": oops', *good[1:], WRONG_SHAPE[fmt], ""]
@@ -523,7 +526,7 @@ def test_odd_records_never_crash_an_import(fmt: str, record: Any) -> None:
 # -- detection and whole-file problems -----------------------------------------------------
 
 
-@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("fmt", LINE_FORMATS)
 def test_detect_format_of_each_fixture(fmt: str) -> None:
     assert detect_format(fixture_bytes(fmt)) == fmt
 

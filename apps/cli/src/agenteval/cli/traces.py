@@ -28,7 +28,11 @@ def import_(
     ],
     dataset: Annotated[str, typer.Option("--dataset", "-d", help="Dataset name.")],
     fmt: Annotated[
-        str, typer.Option("--format", help="auto, jsonl, otlp, mlflow, langfuse or generic.")
+        str,
+        typer.Option(
+            "--format",
+            help="auto, jsonl, otlp, mlflow, langfuse, generic or inspect (Inspect AI .eval/.json logs).",
+        ),
     ] = "auto",
     data_dir: DataDir = Path(".agenteval"),
     server: Server = None,
@@ -37,8 +41,8 @@ def import_(
     """Import traces (with their labels) into a dataset; unreadable lines are reported by number."""
     if not file.exists():
         fail(f"{file}: no such file", 2)
-    if fmt not in ("auto", "jsonl", "otlp", "mlflow", "langfuse", "generic"):
-        fail(f"unknown format {fmt!r}: use auto, jsonl, otlp, mlflow, langfuse or generic", 2)
+    if fmt not in ("auto", "jsonl", "otlp", "mlflow", "langfuse", "generic", "inspect"):
+        fail(f"unknown format {fmt!r}: use auto, jsonl, otlp, mlflow, langfuse, generic or inspect", 2)
 
     async def go() -> ImportReport:
         async with connect(server, data_dir) as client:

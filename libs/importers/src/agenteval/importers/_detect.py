@@ -75,5 +75,10 @@ def format_of(records: list[Record]) -> FormatName | None:
 
 
 def detect_format(data: bytes | str) -> str:
-    """ "jsonl", "otlp", "mlflow", "langfuse" or "generic"; "unknown" when the file is empty or in none of them."""
+    """ "jsonl", "otlp", "mlflow", "langfuse", "generic" or "inspect"; "unknown" when the file is
+    empty or in none of them."""
+    from agenteval.importers._inspect import looks_like_inspect
+
+    if looks_like_inspect(data.encode() if isinstance(data, str) else data):
+        return "inspect"
     return format_of(read_records(data).records) or "unknown"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Literal
 
-from agenteval.importers import _generic, _jsonl, _langfuse, _mlflow, _otlp
+from agenteval.importers import _generic, _inspect, _jsonl, _langfuse, _mlflow, _otlp
 from agenteval.importers._detect import format_of
 from agenteval.importers._model import (
     FORMATS,
@@ -16,7 +16,7 @@ from agenteval.importers._model import (
 )
 from agenteval.importers._reader import Record, read_records
 
-ImportFormat = Literal["auto", "jsonl", "otlp", "mlflow", "langfuse", "generic"]
+ImportFormat = Literal["auto", "jsonl", "otlp", "mlflow", "langfuse", "generic", "inspect"]
 Parsed = tuple[list[tuple[Record, ImportedTrace]], list[ImportProblem]]
 
 
@@ -29,6 +29,15 @@ def import_traces(data: bytes | str, format: ImportFormat = "auto") -> ImportRes
     """
     if format != "auto" and format not in FORMATS:
         raise UnknownTraceFormat(f"unknown format {format!r}")
+    raw = data.encode() if isinstance(data, str) else data
+    if format == "inspect" or (format == "auto" and _inspect.looks_like_inspect(raw)):
+        found, problems = _inspect.parse(raw)
+        last = {t.trace_id: n for n, t in enumerate(found)}  # one trace per id, the later wins
+        return ImportResult(
+            traces=[t for n, t in enumerate(found) if last[t.trace_id] == n],
+            problems=problems,
+            format="inspect",
+        )
     read = read_records(data)
     named = "unknown" if format == "auto" else format
     if read.empty:

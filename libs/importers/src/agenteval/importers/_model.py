@@ -12,8 +12,8 @@ from agenteval.contracts.errors import InvalidArgument
 from agenteval.contracts.records import ImportProblem, Label
 from agenteval.contracts.trace import Trace
 
-FormatName = Literal["jsonl", "otlp", "mlflow", "langfuse", "generic"]
-FORMATS: tuple[FormatName, ...] = ("jsonl", "otlp", "mlflow", "langfuse", "generic")
+FormatName = Literal["jsonl", "otlp", "mlflow", "langfuse", "generic", "inspect"]
+FORMATS: tuple[FormatName, ...] = ("jsonl", "otlp", "mlflow", "langfuse", "generic", "inspect")
 
 FORMAT_HELP = {
     "jsonl": 'agenteval JSON Lines: {"trace": {...}, "label": "positive"} per line',
@@ -23,6 +23,8 @@ FORMAT_HELP = {
     "generic": 'generic traces: {"id", "agent_id", "input": {"messages": [...]}, "steps": [{"type": "llm"|"tool"|'
     '"user", ...}], "output", "rating"}, bare, wrapped as {"trace": ...}, or a stored row with "steps" and '
     '"raw_data" as JSON strings',
+    "inspect": "Inspect AI eval logs: an .eval archive or a .json log; one trace per sample and epoch, "
+    "labeled by its first score (C/I, a number, a boolean)",
 }
 
 
