@@ -85,13 +85,13 @@ async def test_each_grader_kind_through_the_services(
         assert cases["code"].passes == 2, cases["code"]
         assert cases["eval-file"].passes == 2 and cases["eval-file"].grader_scores["eval_function"] == 1.0
         store = next(c for c in stack.host.components if c.name == "transcript_store")
-        row = await store.repo.get_trial(f"{run.run_id}/eval-llm/0")
+        row = await store.service.repo.get_trial(f"{run.run_id}/eval-llm/0")
         assert cases["eval-llm"].passes == 2, row["grades_json"]
         (llm_eval,) = [g for g in json.loads(row["grades_json"]) if g["name"] == "eval_function"]
         assert llm_eval["cost_usd"] > 0, "ctx.call_llm is counted in the grade's cost"
         assert cases["judge"].passes == 2 and cases["judge"].grader_scores["llm_rubric"] == 0.9
         assert cases["hostile"].passes == 0
-        hostile = await store.repo.get_trial(f"{run.run_id}/hostile/0")
+        hostile = await store.service.repo.get_trial(f"{run.run_id}/hostile/0")
         assert "forbidden_attribute" in hostile["grades_json"], hostile["grades_json"]
 
         trials = await client.trials(run.run_id, case_id="hostile")

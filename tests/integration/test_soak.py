@@ -2,9 +2,10 @@
 topology (every service its own process). No run is lost or stuck, every trial is counted
 once, and no service's memory keeps growing.
 
-The stated bound: between the end of a warm-up and the end of the soak, each service's
-resident memory grows by less than MEMORY_GROWTH_MB (its caches are warm by then; a leak of
-a few KB per trial over thousands of trials would pass it).
+The stated bound: each service's resident memory is sampled through the soak; what it holds
+in the last quarter (its lowest sample there) exceeds the most it held in the first half by
+less than MEMORY_GROWTH_MB. A leak grows with the work done and fails this; a burst (a
+backlog under a loaded machine, after which the allocator keeps the pages) early on does not.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from tests.integration.test_drills import SERVICES, services
 CLIENTS = 4
 SOAK_S = 40.0
 WARMUP_RUNS = 3
-MEMORY_GROWTH_MB = 40.0
+MEMORY_GROWTH_MB = 20.0
 SUITE = Suite.model_validate(
     {
         "name": "soak",
@@ -61,10 +62,16 @@ async def test_concurrent_clients_for_a_fixed_time_lose_no_run_and_memory_stays_
         async with services(env, tmp_path) as addrs, Client(addrs["runner"]) as client:
             for seed in range(WARMUP_RUNS):
                 await one_run(client, seed + 1)
-            before = {name: rss_mb(addrs.procs[name].pid) for name in SERVICES}
-
             results: list[tuple[str, int, int]] = []
-            stop = asyncio.get_running_loop().time() + SOAK_S
+            start = asyncio.get_running_loop().time()
+            stop = start + SOAK_S
+            samples: list[tuple[float, dict[str, float]]] = []
+
+            async def sample_memory() -> None:
+                while asyncio.get_running_loop().time() < stop:
+                    now = asyncio.get_running_loop().time() - start
+                    samples.append((now, {name: rss_mb(addrs.procs[name].pid) for name in SERVICES}))
+                    await asyncio.sleep(1.0)
 
             async def client_loop(n: int) -> None:
                 async with Client(addrs["runner"]) as own:
@@ -73,8 +80,7 @@ async def test_concurrent_clients_for_a_fixed_time_lose_no_run_and_memory_stays_
                         seed += 1
                         results.append(await one_run(own, seed))
 
-            await asyncio.gather(*(client_loop(n) for n in range(CLIENTS)))
-            after = {name: rss_mb(addrs.procs[name].pid) for name in SERVICES}
+            await asyncio.gather(sample_memory(), *(client_loop(n) for n in range(CLIENTS)))
             runs = await client.list_runs(suite="soak", limit=1000)
     finally:
         await bus.stop()
@@ -87,7 +93,10 @@ async def test_concurrent_clients_for_a_fixed_time_lose_no_run_and_memory_stays_
     assert all(r.status == "completed" for r in runs), {
         r.run_id: r.status for r in runs if r.status != "completed"
     }
-    growth = {name: after[name] - before[name] for name in SERVICES}
+    early = [m for t, m in samples if t <= SOAK_S / 2]
+    late = [m for t, m in samples if t >= SOAK_S * 3 / 4]
+    assert early and late, "too few memory samples"
+    growth = {name: min(m[name] for m in late) - max(m[name] for m in early) for name in SERVICES}
     print(
         f"{len(results)} runs by {CLIENTS} clients in {SOAK_S:.0f}s; RSS growth MB: "
         + ", ".join(f"{n} {g:+.1f}" for n, g in growth.items())
