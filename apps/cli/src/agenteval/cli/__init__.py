@@ -146,6 +146,7 @@ def main() -> None:
         suites,
         traces,
         watch,
+        webhooks,
     )
 
     app()

@@ -239,3 +239,41 @@ class CompareRunsResponse(_message.Message):
     baseline_run_id: str
     candidate_run_id: str
     def __init__(self, comparison: _Optional[_Union[_comparison_pb2.Comparison, _Mapping]] = ..., passed: _Optional[bool] = ..., baseline_run_id: _Optional[str] = ..., candidate_run_id: _Optional[str] = ...) -> None: ...
+
+class ListWebhookDeliveriesRequest(_message.Message):
+    __slots__ = ("run_id", "limit")
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    LIMIT_FIELD_NUMBER: _ClassVar[int]
+    run_id: str
+    limit: int
+    def __init__(self, run_id: _Optional[str] = ..., limit: _Optional[int] = ...) -> None: ...
+
+class ListWebhookDeliveriesResponse(_message.Message):
+    __slots__ = ("deliveries",)
+    DELIVERIES_FIELD_NUMBER: _ClassVar[int]
+    deliveries: _containers.RepeatedCompositeFieldContainer[WebhookDelivery]
+    def __init__(self, deliveries: _Optional[_Iterable[_Union[WebhookDelivery, _Mapping]]] = ...) -> None: ...
+
+class WebhookDelivery(_message.Message):
+    __slots__ = ("delivery_id", "event", "url", "run_id", "attempts", "status", "last_status_code", "last_error", "created_at", "updated_at")
+    DELIVERY_ID_FIELD_NUMBER: _ClassVar[int]
+    EVENT_FIELD_NUMBER: _ClassVar[int]
+    URL_FIELD_NUMBER: _ClassVar[int]
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    ATTEMPTS_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    LAST_STATUS_CODE_FIELD_NUMBER: _ClassVar[int]
+    LAST_ERROR_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    UPDATED_AT_FIELD_NUMBER: _ClassVar[int]
+    delivery_id: str
+    event: str
+    url: str
+    run_id: str
+    attempts: int
+    status: str
+    last_status_code: int
+    last_error: str
+    created_at: str
+    updated_at: str
+    def __init__(self, delivery_id: _Optional[str] = ..., event: _Optional[str] = ..., url: _Optional[str] = ..., run_id: _Optional[str] = ..., attempts: _Optional[int] = ..., status: _Optional[str] = ..., last_status_code: _Optional[int] = ..., last_error: _Optional[str] = ..., created_at: _Optional[str] = ..., updated_at: _Optional[str] = ...) -> None: ...

@@ -70,6 +70,11 @@ class RunServiceStub:
                 request_serializer=agenteval_dot_v1_dot_runner__pb2.CompareRunsRequest.SerializeToString,
                 response_deserializer=agenteval_dot_v1_dot_runner__pb2.CompareRunsResponse.FromString,
                 _registered_method=True)
+        self.ListWebhookDeliveries = channel.unary_unary(
+                '/agenteval.v1.RunService/ListWebhookDeliveries',
+                request_serializer=agenteval_dot_v1_dot_runner__pb2.ListWebhookDeliveriesRequest.SerializeToString,
+                response_deserializer=agenteval_dot_v1_dot_runner__pb2.ListWebhookDeliveriesResponse.FromString,
+                _registered_method=True)
 
 
 class RunServiceServicer:
@@ -129,6 +134,14 @@ class RunServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListWebhookDeliveries(self, request, context):
+        """Webhook deliveries (run completed, regression detected), newest first: where each went,
+        how many tries, and how it ended.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_RunServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -166,6 +179,11 @@ def add_RunServiceServicer_to_server(servicer, server):
                     servicer.CompareRuns,
                     request_deserializer=agenteval_dot_v1_dot_runner__pb2.CompareRunsRequest.FromString,
                     response_serializer=agenteval_dot_v1_dot_runner__pb2.CompareRunsResponse.SerializeToString,
+            ),
+            'ListWebhookDeliveries': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListWebhookDeliveries,
+                    request_deserializer=agenteval_dot_v1_dot_runner__pb2.ListWebhookDeliveriesRequest.FromString,
+                    response_serializer=agenteval_dot_v1_dot_runner__pb2.ListWebhookDeliveriesResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -358,6 +376,33 @@ class RunService:
             '/agenteval.v1.RunService/CompareRuns',
             agenteval_dot_v1_dot_runner__pb2.CompareRunsRequest.SerializeToString,
             agenteval_dot_v1_dot_runner__pb2.CompareRunsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListWebhookDeliveries(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/agenteval.v1.RunService/ListWebhookDeliveries',
+            agenteval_dot_v1_dot_runner__pb2.ListWebhookDeliveriesRequest.SerializeToString,
+            agenteval_dot_v1_dot_runner__pb2.ListWebhookDeliveriesResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -109,6 +109,15 @@ class RunnerComponent:
             TranscriptBucket(lambda: connection_of(self.broker), common.subjects, common.bus_replicas),
             RunWindows(lambda: connection_of(self.broker), common.subjects, common.bus_replicas),
         )
+        from agenteval.runner.webhooks import Webhooks, load_webhooks
+
+        try:
+            targets = load_webhooks(self.settings.webhooks_file) if self.settings.webhooks_file else []
+        except ValueError as exc:  # a config file is checked at start-up: one line, no traceback
+            raise InvalidArgument(str(exc)) from None
+        self.service.webhooks = Webhooks(
+            targets, self.engine, self.settings.webhook_attempts, self.settings.webhook_first_wait_s
+        )
 
     async def _publish(self, subject: str, events: Sequence[Event]) -> None:
         assert self.broker is not None, "runner is not started"
@@ -162,6 +171,8 @@ class RunnerComponent:
                 log.exception("watchdog pass failed; next one in %gs", self.settings.watchdog_interval_s)
 
     async def close(self) -> None:
+        if self.service.webhooks is not None:
+            await self.service.webhooks.close()
         if self._watchdog is not None:
             self._watchdog.cancel()
             with contextlib.suppress(asyncio.CancelledError):

@@ -182,3 +182,26 @@ class RunServicer(runner_pb2_grpc.RunServiceServicer):
             baseline_run_id=result.baseline_run_id,
             candidate_run_id=result.candidate_run_id,
         )
+
+    async def ListWebhookDeliveries(
+        self, request: runner_pb2.ListWebhookDeliveriesRequest, context: Any
+    ) -> runner_pb2.ListWebhookDeliveriesResponse:
+        hooks = self.service.webhooks
+        rows = await hooks.deliveries(request.run_id, request.limit) if hooks is not None else []
+        return runner_pb2.ListWebhookDeliveriesResponse(
+            deliveries=[
+                runner_pb2.WebhookDelivery(
+                    delivery_id=r["delivery_id"],
+                    event=r["event"],
+                    url=r["url"],
+                    run_id=r["run_id"],
+                    attempts=r["attempts"],
+                    status=r["status"],
+                    last_status_code=r["last_status_code"],
+                    last_error=r["last_error"],
+                    created_at=r["created_at"].isoformat(),
+                    updated_at=r["updated_at"].isoformat(),
+                )
+                for r in rows
+            ]
+        )

@@ -48,7 +48,10 @@ def register(broker: NatsBroker, service: RunnerService) -> None:
 
     @batch_subscriber(broker, subjects.run_completed, subjects, durable="runner-run-completed")
     async def on_run_completed(payloads: list[dict[str, Any]]) -> None:
-        await service.on_completed(parse_batch(RunCompleted, payloads, "runner-run-completed"))
+        for summary in await service.on_completed(
+            parse_batch(RunCompleted, payloads, "runner-run-completed")
+        ):
+            await service.tell_webhooks(summary)
 
     # Every replica must learn of a cancel: a plain (non-durable, non-shared) subscription.
     # It must not answer: run.cancelled is published to the stream with the publisher's ack

@@ -30,3 +30,18 @@ runs = Table(
     Column("suite_version_number", Integer, nullable=False, default=0),
     Column("tags_json", Text, nullable=False, default="[]"),
 )
+
+webhook_deliveries = Table(
+    "runner_webhook_deliveries",
+    metadata,
+    Column("delivery_id", String(200), primary_key=True),
+    Column("event", String(40), nullable=False),
+    Column("url", Text, nullable=False),
+    Column("run_id", String(64), nullable=False, index=True),
+    Column("attempts", Integer, nullable=False, default=0),
+    Column("status", String(16), nullable=False),
+    Column("last_status_code", Integer, nullable=False, default=0),
+    Column("last_error", Text, nullable=False, default=""),
+    Column("created_at", DateTime(timezone=True), nullable=False, index=True),
+    Column("updated_at", DateTime(timezone=True), nullable=False),
+)

@@ -44,6 +44,7 @@ from agenteval.runtime.coalesce import Coalescer
 from agenteval.suites import SuiteError, filter_cases, parse_ref, suite_digest, validate_suite
 
 if TYPE_CHECKING:
+    from agenteval.runner.webhooks import Webhooks
     from agenteval.runtime.run_windows import RunWindows
     from agenteval.runtime.transcript_bucket import TranscriptBucket
 
@@ -116,6 +117,8 @@ class RunnerService:
         """Where traces too large for the bus go whole (None: they are only cut)."""
         self.windows = windows
         """Where limited runs' windows are kept when replicas share the limit."""
+        self.webhooks: Webhooks | None = None
+        """Told when runs complete or regress (set by the component)."""
         self.trials = trials or TrialRunner(settings)
         """Where agents run: agent worker processes, unless the settings trust them."""
         self.cancelled: set[str] = set()
@@ -499,6 +502,49 @@ class RunnerService:
             self._windows.pop(ev.run_id, None)
             out.append(summary)
         return out
+
+    async def tell_webhooks(self, summary: RunSummary) -> None:
+        """Webhooks: the run completed; and, when it fell back from the suite's previous agent
+        version by the comparison's statistics, it regressed."""
+        if self.webhooks is None or not self.webhooks.targets:
+            return
+        from agenteval.runner.compare import changed_cases, compare_summaries
+        from agenteval.runner.webhooks import completed_payload
+
+        await self.webhooks.notify("run.completed", summary.run_id, completed_payload(summary))
+        this = await self.repo.get(summary.run_id)
+        if this is None:
+            return
+        earlier = await self.repo.list(suite=this.suite, limit=50, completed_only=True)
+        baseline = next(
+            (
+                r
+                for r in earlier
+                if r.agent_version != this.agent_version
+                and r.summary is not None
+                and r.created_at <= this.created_at
+            ),
+            None,
+        )
+        if baseline is None or baseline.summary is None:
+            return
+        result = compare_summaries(
+            baseline.summary.model_copy(
+                update={"run_id": baseline.run_id, "agent_version": baseline.agent_version}
+            ),
+            summary,
+            changed=changed_cases(baseline.suite_json, this.suite_json),
+        )
+        if not result.passed:
+            await self.webhooks.notify(
+                "regression.detected",
+                summary.run_id,
+                {
+                    "baseline_run_id": baseline.run_id,
+                    "candidate_run_id": summary.run_id,
+                    "comparison": result.document,
+                },
+            )
 
     async def cancel(self, run_id: str) -> RunRecord:
         rec = await self.get(run_id)

@@ -1,5 +1,7 @@
 """Runner settings (env prefix ``AGENTEVAL_RUNNER_``)."""
 
+from pathlib import Path
+
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
@@ -69,3 +71,10 @@ class RunnerSettings(BaseSettings):
     """SuiteService address, to run a stored suite named NAME@VERSION (embedded: this process's)."""
     suites_timeout_s: float = Field(default=10.0, gt=0)
     """How long submit waits for the suite store to hand over a stored suite."""
+    webhooks_file: Path | None = None
+    """A YAML/JSON file of webhooks (url, secret, events) told when a run completes and when it
+    regressed; read and checked at start-up (see agenteval.runner.webhooks)."""
+    webhook_attempts: int = Field(default=6, ge=1, le=20)
+    """Tries of one webhook delivery before it is recorded as failed."""
+    webhook_first_wait_s: float = Field(default=0.5, gt=0, le=600, allow_inf_nan=False)
+    """Wait before a delivery's second try; each later wait doubles."""
