@@ -58,7 +58,9 @@ class Case(BaseModel):
     initial_state: dict[str, Any] = Field(default_factory=dict)
     """State the agent's tools start from (a fresh copy every trial)."""
     tool_mocks: dict[str, Any] = Field(default_factory=dict)
-    """Canned tool results by tool name; ``{"error": "..."}`` makes the tool fail."""
+    """Canned tool results by tool name: a fixed value; ``{"error": "..."}`` makes the tool
+    fail; ``{"by_arguments": [{"when": {ARG: VALUE}, "result": ...}], "otherwise": ...}``
+    answers by the call's arguments."""
     expected_tools: list[str] | None = None
     """Tools the agent is expected to use (for tool_selection and judges)."""
     expected_output: str | None = None

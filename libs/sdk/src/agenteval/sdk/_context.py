@@ -86,7 +86,7 @@ class AgentContext:
 
     def _invoke(self, name: str, fn: Callable[..., Any] | None, arguments: dict[str, Any]) -> Any:
         if name in self.tool_mocks:
-            return self._mock_result(name)
+            return self._mock_result(name, arguments)
         if fn is None:
             raise ToolError(f"tool {name!r} has no implementation and no mock in this case")
         return fn(**arguments)
@@ -146,8 +146,22 @@ class AgentContext:
         self.steps.append(Step(type="message", role=role, content=content))
 
     # -- internals ---------------------------------------------------------------------
-    def _mock_result(self, name: str) -> Any:
+    def _mock_result(self, name: str, arguments: dict[str, Any]) -> Any:
+        """The mock's answer: a fixed value; ``{"error": ...}`` (the tool fails); or a table by
+        arguments, ``{"by_arguments": [{"when": {...}, "result": ...}, ...], "otherwise": ...}``:
+        the first row whose ``when`` items all equal the call's arguments answers (its result
+        may itself be ``{"error": ...}``), else ``otherwise``, else the tool fails saying so."""
         mock = self.tool_mocks[name]
+        if isinstance(mock, dict) and "by_arguments" in mock and set(mock) <= {"by_arguments", "otherwise"}:
+            for row in mock["by_arguments"] or []:
+                when = (row.get("when") or {}) if isinstance(row, dict) else None
+                if isinstance(when, dict) and all(arguments.get(k) == v for k, v in when.items()):
+                    mock = row.get("result")
+                    break
+            else:
+                if "otherwise" not in mock:
+                    raise ToolError(f"no mocked result of tool {name!r} for arguments {arguments!r}")
+                mock = mock["otherwise"]
         if isinstance(mock, dict) and set(mock) == {"error"}:
             raise ToolError(str(mock["error"]))
         return copy.deepcopy(mock)

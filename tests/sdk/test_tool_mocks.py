@@ -1,0 +1,37 @@
+"""Tool mocks answer by the call's arguments: a table's first matching row, else its
+fallback, else the tool fails saying which arguments had no answer; every call recorded."""
+
+from __future__ import annotations
+
+import pytest
+
+from agenteval.sdk import AgentContext, ToolError
+
+MOCKS = {
+    "lookup_order": {
+        "by_arguments": [
+            {"when": {"id": "7"}, "result": {"status": "shipped"}},
+            {"when": {"id": "8"}, "result": {"error": "order 8 is archived"}},
+            {"when": {"id": "9", "region": "eu"}, "result": {"status": "held at customs"}},
+        ],
+        "otherwise": {"status": "unknown"},
+    },
+    "refund": {"by_arguments": [{"when": {"amount": 10}, "result": "refunded"}]},
+    "weather": "sunny",
+}
+
+
+def test_a_table_answers_by_arguments_and_falls_back() -> None:
+    ctx = AgentContext(tool_mocks=MOCKS)
+    assert ctx.call_tool("lookup_order", id="7") == {"status": "shipped"}
+    assert ctx.call_tool("lookup_order", id="9", region="eu") == {"status": "held at customs"}
+    assert ctx.call_tool("lookup_order", id="9", region="us") == {"status": "unknown"}
+    with pytest.raises(ToolError, match="archived"):
+        ctx.call_tool("lookup_order", id="8")
+    assert ctx.call_tool("refund", amount=10) == "refunded"
+    with pytest.raises(ToolError, match=r"no mocked result of tool 'refund' for arguments \{'amount': 99\}"):
+        ctx.call_tool("refund", amount=99)
+    assert ctx.call_tool("weather", city="Paris") == "sunny"
+    recorded = [(s.name, s.arguments, s.result, s.error) for s in ctx.steps]
+    assert recorded[3] == ("lookup_order", {"id": "8"}, None, "order 8 is archived")
+    assert recorded[5][3] is not None and len(recorded) == 7
