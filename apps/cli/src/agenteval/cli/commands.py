@@ -221,7 +221,7 @@ def serve(
 def runs(
     suite: Annotated[str | None, typer.Option(help="Only runs of this suite.")] = None,
     agent_version: Annotated[str | None, typer.Option(help="Only runs of this agent version.")] = None,
-    limit: int = 20,
+    limit: Annotated[int, typer.Option(min=1, max=1000, help="At most this many runs.")] = 20,
     data_dir: DataDir = Path(".agenteval"),
     server: Server = None,
     json_out: JsonOut = False,

@@ -160,8 +160,10 @@ def generate(
     ] = 0.8,
     holdout: Annotated[float, typer.Option(help="Fraction held out, never seen by the generator.")] = 0.3,
     seed: Annotated[int, typer.Option(help="Seed of the split.")] = 0,
-    max_attempts: int = 5,
-    max_steps: int = 50,
+    max_attempts: Annotated[
+        int, typer.Option(help="Agent method: tests of candidate code the model may run.")
+    ] = 5,
+    max_steps: Annotated[int, typer.Option(help="Agent method: model calls at most.")] = 50,
     detach: Annotated[
         bool, typer.Option("--detach", help="Queue the job, print its id and return (needs --server).")
     ] = False,
@@ -251,7 +253,7 @@ def watch(
 def jobs(
     name: Annotated[str, typer.Option(help="Only jobs generating this eval.")] = "",
     status: Annotated[str, typer.Option(help="queued, running, done, failed or cancelled.")] = "",
-    limit: int = 50,
+    limit: Annotated[int, typer.Option(help="At most this many jobs, newest first.")] = 50,
     data_dir: DataDir = Path(".agenteval"),
     server: Server = None,
     json_out: JsonOut = False,

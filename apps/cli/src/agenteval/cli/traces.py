@@ -80,7 +80,7 @@ def import_(
 
 @traces_app.command("list")
 def list_(
-    dataset: Annotated[str, typer.Option("--dataset", "-d")],
+    dataset: Annotated[str, typer.Option("--dataset", "-d", help="The dataset to list.")],
     label: Annotated[
         str | None,
         typer.Option(
@@ -91,8 +91,8 @@ def list_(
         str | None,
         typer.Option("--agent", help="Only traces from this agent (the agent_id, agent or source imported)."),
     ] = None,
-    limit: int = 20,
-    offset: int = 0,
+    limit: Annotated[int, typer.Option(help="At most this many traces.")] = 20,
+    offset: Annotated[int, typer.Option(help="Skip this many first (paging).")] = 0,
     data_dir: DataDir = Path(".agenteval"),
     server: Server = None,
     json_out: JsonOut = False,
@@ -132,16 +132,16 @@ def list_(
 
 @traces_app.command("label")
 def label_(
-    trace_id: Annotated[str, typer.Argument()],
+    trace_id: Annotated[str, typer.Argument(help="The trace to label.")],
     label: Annotated[
         str,
         typer.Argument(
             help="positive or negative, or a synonym: good/bad, thumbs_up/thumbs_down, true/false, 1/0."
         ),
     ],
-    dataset: Annotated[str, typer.Option("--dataset", "-d")],
-    comment: Annotated[str, typer.Option()] = "",
-    rater: Annotated[str, typer.Option()] = "",
+    dataset: Annotated[str, typer.Option("--dataset", "-d", help="The dataset the trace is in.")],
+    comment: Annotated[str, typer.Option(help="Why this label (kept with it).")] = "",
+    rater: Annotated[str, typer.Option(help="Who labeled it.")] = "",
     data_dir: DataDir = Path(".agenteval"),
     server: Server = None,
     json_out: JsonOut = False,
