@@ -139,8 +139,7 @@ async def test_completion_and_regression_are_posted_signed_retried_and_logged(st
         completed[good.run_id]["summary"]["passes"] == 30 and completed[bad.run_id]["summary"]["passes"] == 0
     )
 
-
-async def test_the_cli_lists_the_deliveries(stack: EmbeddedStack) -> None:
+    # The CLI lists the same log (here: it needs the deliveries made above).
     proc = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "agenteval.cli", "webhooks", "deliveries", "--json", "--server", stack.target,
         cwd=ROOT, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
