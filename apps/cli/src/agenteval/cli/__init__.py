@@ -144,6 +144,7 @@ def main() -> None:
         github,
         models,
         suites,
+        tokens,
         traces,
         watch,
         webhooks,

@@ -176,9 +176,14 @@ def up(
         metrics = (
             f", /metrics on :{stack.host.metrics_port}" if stack.host and stack.host.metrics_port else ""
         )
+        access = (
+            "callers need a token (AGENTEVAL_TOKENS_FILE)"
+            if stack.common is not None and stack.common.tokens_file
+            else "open: no tokens, so anyone who reaches the address may use it"
+        )
         err.print(
-            f"agenteval is up: gRPC {stack.target}, NATS {stack.nats.url}{metrics}, data in {data_dir}. "
-            "Ctrl-C stops."
+            f"agenteval is up: gRPC {stack.target}, NATS {stack.nats.url}{metrics}, data in {data_dir}; "
+            f"{access}. Ctrl-C stops."
         )
         try:
             assert stack.host is not None

@@ -91,6 +91,7 @@ class EmbeddedStack:
         self.metrics_port = metrics_port
         self.nats = EmbeddedNats(self.data_dir / "jetstream")
         self.host: ServiceHost | None = None
+        self.common: CommonSettings | None = None
 
     @property
     def target(self) -> str:
@@ -110,9 +111,14 @@ class EmbeddedStack:
         common = CommonSettings(
             nats_url=self.nats.url, data_dir=self.data_dir, database_url=None, metrics_port=self.metrics_port
         )
-        self.host = ServiceHost(
-            [component(name, common, embedded=True) for name in SERVICES], common, self.grpc_address
-        )
+        self.common = common
+        try:
+            self.host = ServiceHost(
+                [component(name, common, embedded=True) for name in SERVICES], common, self.grpc_address
+            )
+        except BaseException:
+            await self.nats.stop()
+            raise
         try:
             await self.host.start()
         except BaseException:

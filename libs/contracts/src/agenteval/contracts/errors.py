@@ -29,3 +29,7 @@ class Unavailable(AgentEvalError):
 
 class PermissionDenied(AgentEvalError):
     """Not allowed."""
+
+
+class Unauthenticated(AgentEvalError):
+    """No credentials, or credentials the server does not know."""

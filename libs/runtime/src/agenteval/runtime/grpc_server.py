@@ -18,6 +18,8 @@ from grpc_reflection.v1alpha import reflection
 
 from agenteval.contracts import errors
 from agenteval.contracts.transport import MAX_MESSAGE_BYTES, STATUS_CODES, channel
+from agenteval.runtime import auth
+from agenteval.runtime.auth import Authenticator, Caller
 from agenteval.runtime.health import HealthServicer
 
 log = logging.getLogger("agenteval.grpc")
@@ -176,8 +178,31 @@ def _server_span(method: str, context: Any, current: bool = True) -> Iterator[No
         span.end()
 
 
+_OPEN_METHODS = ("/grpc.health.v1.Health/", "/grpc.reflection.")
+"""Answered without a token: health checks (load balancers, compose) and the schema."""
+_ADMIN_METHODS = ("/agenteval.v1.OperationsService/",)
+"""Operators' RPCs: an admin token only (dead letters carry every project's messages)."""
+
+
+def caller_of(method: str, metadata: Any, authenticator: Authenticator | None) -> Caller:
+    """Who calls ``method``: raises Unauthenticated / PermissionDenied when it may not."""
+    pairs = [(k, v) for k, v in (metadata or ())]
+    if authenticator is None:
+        return auth.open_caller(pairs)
+    if method.startswith(_OPEN_METHODS):
+        return auth.OPEN
+    caller = authenticator.caller(pairs)
+    if method.startswith(_ADMIN_METHODS):
+        caller.require_admin(method.rsplit("/", 1)[-1])
+    return caller
+
+
 class ErrorInterceptor(grpc.aio.ServerInterceptor):
-    """Maps contract errors to gRPC status codes for unary and streaming handlers."""
+    """Maps contract errors to gRPC status codes for unary and streaming handlers, and
+    authenticates every call (when the server has tokens) before its handler runs."""
+
+    def __init__(self, authenticator: Authenticator | None = None) -> None:
+        self.authenticator = authenticator
 
     async def intercept_service(
         self,
@@ -194,6 +219,7 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):
         def wrap_unary(fn: Any) -> Any:
             async def call(request: Any, context: grpc.aio.ServicerContext) -> Any:
                 try:
+                    auth.acting_as(caller_of(method, context.invocation_metadata(), self.authenticator))
                     if not hasattr(request, "__aiter__"):  # a client stream is checked by its reader
                         await _refuse(request, context)
                     with _server_span(method, context):
@@ -210,6 +236,7 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):
         def wrap_stream(fn: Any) -> Any:
             async def call(request: Any, context: grpc.aio.ServicerContext) -> Any:
                 try:
+                    auth.acting_as(caller_of(method, context.invocation_metadata(), self.authenticator))
                     if not hasattr(request, "__aiter__"):  # a client stream is checked by its reader
                         await _refuse(request, context)
                     with _server_span(method, context, current=False):
@@ -248,11 +275,20 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):
 
 
 class GrpcServer:
-    """An aio server with health, reflection and the error interceptor."""
+    """An aio server with health, reflection and the error interceptor.
 
-    def __init__(self, address: str = "127.0.0.1:0") -> None:
+    ``authenticator``: the tokens every call must carry (None: open); ``tls``: PEM
+    (certificate chain, private key) to serve TLS instead of plaintext."""
+
+    def __init__(
+        self,
+        address: str = "127.0.0.1:0",
+        authenticator: Authenticator | None = None,
+        tls: tuple[bytes, bytes] | None = None,
+    ) -> None:
+        self.tls = tls
         self.server = grpc.aio.server(
-            interceptors=[ErrorInterceptor()],
+            interceptors=[ErrorInterceptor(authenticator)],
             options=[
                 ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
                 ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
@@ -271,7 +307,11 @@ class GrpcServer:
 
     async def start(self) -> int:
         reflection.enable_server_reflection([*self._service_names, reflection.SERVICE_NAME], self.server)
-        self.port = self.server.add_insecure_port(self.address)
+        if self.tls is not None:
+            creds = grpc.ssl_server_credentials([(self.tls[1], self.tls[0])])
+            self.port = self.server.add_secure_port(self.address, creds)
+        else:
+            self.port = self.server.add_insecure_port(self.address)
         if self.port == 0:
             raise errors.Unavailable(f"cannot bind gRPC server to {self.address}")
         await self.server.start()

@@ -92,6 +92,19 @@ async def _bounded(what: str, step: Any) -> None:
         log.exception("error stopping %s", what)
 
 
+def check_exposure(address: str, settings: CommonSettings) -> None:
+    """Refuse to serve open (no tokens) beyond loopback unless allow_open says so."""
+    from agenteval.contracts.errors import InvalidArgument
+    from agenteval.runtime.auth import is_loopback
+
+    if settings.tokens_file is None and not settings.allow_open and not is_loopback(address):
+        raise InvalidArgument(
+            f"refusing to serve {address} without tokens: anyone who reaches it could run, read and "
+            "delete everything. Set AGENTEVAL_TOKENS_FILE (agent-eval tokens create), listen on "
+            "127.0.0.1, or set AGENTEVAL_ALLOW_OPEN=true on a network you trust"
+        )
+
+
 class ServiceHost:
     """Runs components over one NATS connection and one gRPC server."""
 
@@ -99,7 +112,8 @@ class ServiceHost:
         self.components = list(components)
         self.settings = settings
         self.broker = make_broker(settings.nats_servers, **settings.nats_options())
-        self.grpc = GrpcServer(grpc_address)
+        self.grpc = GrpcServer(grpc_address, settings.authenticator(), settings.server_tls())
+        check_exposure(grpc_address, settings)
         self._started = False
         self.metrics_port: int | None = None
         self._metrics_server: Any = None
@@ -201,9 +215,19 @@ def serve_main(component: Any, address: str) -> None:
     setup_tracing(f"agenteval-{built.name}")
 
     async def go() -> None:
-        host = ServiceHost([built], common, address)
+        from agenteval.contracts.errors import AgentEvalError
+
+        try:
+            host = ServiceHost([built], common, address)
+        except AgentEvalError as exc:
+            print(f"{built.name}: {exc}", file=sys.stderr)
+            raise SystemExit(2) from None
         await host.start()
-        print(f"{built.name} serving on {host.target} (NATS {common.nats_url})", file=sys.stderr)
+        access = "tokens required" if common.tokens_file else "open: no tokens (AGENTEVAL_TOKENS_FILE unset)"
+        tls = ", TLS" if common.tls_cert else ""
+        print(
+            f"{built.name} serving on {host.target}{tls} ({access}; NATS {common.nats_url})", file=sys.stderr
+        )
         try:
             await host.serve_forever()
         finally:

@@ -51,6 +51,19 @@ class CommonSettings(BaseSettings):
     """Where embedded data lives (SQLite files, JetStream store)."""
     metrics_port: int | None = None
     """Serve Prometheus /metrics on this port (0: a free one; unset: not served)."""
+    tokens_file: Path | None = None
+    """YAML file of the bearer tokens gRPC (and HTTP) callers must present, with their projects
+    (agent-eval tokens create writes it). Unset: the server is open (loopback only, unless
+    allow_open)."""
+    allow_open: bool = False
+    """Serve without tokens on an interface other than loopback (a private network you trust)."""
+    service_token: str | None = None
+    """The token a service presents when it calls another one (an admin token of the file)."""
+    tls_cert: Path | None = None
+    """PEM certificate chain: serve gRPC over TLS (with tls_key)."""
+    tls_key: Path | None = None
+    tls_ca: Path | None = None
+    """PEM of the CA that signed the other services' certificates (their calls use TLS)."""
     log_level: str = "WARNING"
     json_logs: bool = True
 
@@ -77,6 +90,29 @@ class CommonSettings(BaseSettings):
                 )
             opts["tls"] = context
         return opts
+
+    def authenticator(self) -> Any:
+        """The Authenticator of tokens_file, or None (open); InvalidArgument on a bad file."""
+        from agenteval.runtime.auth import Authenticator
+
+        return None if self.tokens_file is None else Authenticator.from_file(self.tokens_file)
+
+    def server_tls(self) -> tuple[bytes, bytes] | None:
+        """(certificate chain, key) PEM to serve TLS with, or None."""
+        if self.tls_cert is None and self.tls_key is None:
+            return None
+        if self.tls_cert is None or self.tls_key is None:
+            from agenteval.contracts.errors import InvalidArgument
+
+            raise InvalidArgument("AGENTEVAL_TLS_CERT and AGENTEVAL_TLS_KEY go together")
+        return self.tls_cert.read_bytes(), self.tls_key.read_bytes()
+
+    def channel(self, target: str, project: str | None = None) -> Any:
+        """A channel to another service: the service token, TLS when tls_ca is set."""
+        from agenteval.contracts.transport import channel
+
+        ca = self.tls_ca.read_bytes() if self.tls_ca else None
+        return channel(target, token=self.service_token, project=project, tls_ca=ca)
 
     @property
     def subjects(self) -> Subjects:

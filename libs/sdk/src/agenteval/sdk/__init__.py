@@ -35,6 +35,7 @@ if TYPE_CHECKING:
         InvalidArgument,
         NotFound,
         PermissionDenied,
+        Unauthenticated,
         Unavailable,
     )
     from agenteval.contracts.evals import (
@@ -110,6 +111,7 @@ __all__ = [
     "TraceInfo",
     "TrialError",
     "TrialRecord",
+    "Unauthenticated",
     "Unavailable",
     "Usage",
     "grader",
@@ -156,6 +158,7 @@ _LAZY = {
     "Conflict": "agenteval.contracts.errors",
     "Unavailable": "agenteval.contracts.errors",
     "PermissionDenied": "agenteval.contracts.errors",
+    "Unauthenticated": "agenteval.contracts.errors",
     "GradeContext": "agenteval.grading",
     "GradeOutcome": "agenteval.grading",
     "grader": "agenteval.grading",

@@ -19,7 +19,11 @@ class Client(_Runs, _Data, _Evals):
 
     One address serves every service in embedded mode; in a distributed deployment each
     service's address comes from ``AGENTEVAL_<SERVICE>_ADDR`` when set (RUNNER, TRANSCRIPTS,
-    GRADER, METRICS, EVALGEN, SUITES). Use it as an async context manager::
+    GRADER, METRICS, EVALGEN, SUITES). A server with tokens needs ``token`` (default:
+    ``AGENTEVAL_TOKEN``); ``project`` (default: ``AGENTEVAL_PROJECT``, else the token's first
+    project) is the project the calls act in; ``tls_ca`` (default: ``AGENTEVAL_TLS_CA``) is the
+    PEM file of the CA that signed a TLS server's certificate. Use it as an async context
+    manager::
 
         async with Client("127.0.0.1:50051") as client:
             run = await client.submit(suite, agent="python:my_agent:run", k=5)

@@ -7,6 +7,7 @@ import os
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Self, TypeVar
 
 import grpc
@@ -69,8 +70,19 @@ def _contract_error(exc: grpc.aio.AioRpcError, target: str) -> Exception:
 class _Base:
     """Connections, stubs and error mapping shared by every part of the client."""
 
-    def __init__(self, target: str) -> None:
+    def __init__(
+        self,
+        target: str,
+        *,
+        token: str | None = None,
+        project: str | None = None,
+        tls_ca: str | os.PathLike[str] | None = None,
+    ) -> None:
         self.target = target
+        self.token = token if token is not None else os.environ.get("AGENTEVAL_TOKEN") or None
+        self.project = project if project is not None else os.environ.get("AGENTEVAL_PROJECT") or None
+        ca = tls_ca if tls_ca is not None else os.environ.get("AGENTEVAL_TLS_CA") or None
+        self._tls_ca = Path(ca).read_bytes() if ca else None
         self._channels: dict[str, grpc.aio.Channel] = {}
         self._stubs = _Stubs(
             runs=runner_pb2_grpc.RunServiceStub(self._channel("RUNNER")),
@@ -84,7 +96,9 @@ class _Base:
     def _channel(self, service: str) -> grpc.aio.Channel:
         target = os.environ.get(f"AGENTEVAL_{service}_ADDR") or self.target
         if target not in self._channels:
-            self._channels[target] = channel(target)
+            self._channels[target] = channel(
+                target, token=self.token, project=self.project, tls_ca=self._tls_ca
+            )
         return self._channels[target]
 
     async def _call(self, call: Awaitable[T]) -> T:
