@@ -403,3 +403,32 @@ def test_one_front_door_is_published_and_every_service_has_a_healthcheck(compose
         assert host in compose["services"], f"{env} routes to {host}, which compose does not run"
         served = services[host]["command"][4].rsplit(":", 1)[1]
         assert served == port, f"{env} routes to {target}, but {host} listens on {served}"
+
+
+def test_every_agenteval_service_and_the_front_door_require_tokens(compose: dict[str, Any]) -> None:
+    """Services listen on 0.0.0.0 in their containers: without tokens they would refuse to start
+    (and should), so each one reads the tokens file from a secret, and the services call each
+    other with an admin token given from the environment."""
+    assert compose["secrets"]["agenteval_tokens"]["file"] == "./deploy/tokens.yaml"
+    agenteval = [
+        name
+        for name, svc in compose["services"].items()
+        if "agenteval" in str(svc.get("image", "")) or "agent-eval" in str(svc.get("command", ""))
+    ]
+    assert {
+        "gateway",
+        "runner",
+        "grader",
+        "metrics",
+        "transcript-store",
+        "eval-generator",
+        "suite-store",
+    } <= set(agenteval)
+    for name in agenteval:
+        svc = compose["services"][name]
+        env = svc.get("environment", {})
+        assert env.get("AGENTEVAL_TOKENS_FILE") == "/run/secrets/agenteval_tokens", name
+        assert "agenteval_tokens" in svc.get("secrets", []), name
+        assert "AGENTEVAL_ALLOW_OPEN" not in env, name
+        if name != "gateway":
+            assert str(env.get("AGENTEVAL_SERVICE_TOKEN", "")).startswith("${AGENTEVAL_SERVICE_TOKEN:?"), name

@@ -44,6 +44,8 @@ class RunSubmitted(Event):
 
     kind: Literal["run.submitted"] = "run.submitted"
     run_id: str
+    project: str = "default"
+    """The project the run belongs to (its caller's, when it was submitted)."""
     suite: Suite
     """The suite as submitted (cases already filtered by tags)."""
     agent: str
@@ -67,6 +69,8 @@ class TrialRequested(Event):
 
     kind: Literal["trial.requested"] = "trial.requested"
     run_id: str
+    project: str = "default"
+    """The project the run belongs to (its caller's, when it was submitted)."""
     trial_id: str
     case: Case
     graders: list[GraderSpec]
@@ -101,6 +105,8 @@ class TrialCompleted(Event):
 
     kind: Literal["trial.completed"] = "trial.completed"
     run_id: str
+    project: str = "default"
+    """The project the run belongs to (its caller's, when it was submitted)."""
     trial_id: str
     case: Case
     graders: list[GraderSpec]
@@ -146,6 +152,8 @@ class TrialGraded(Event):
 
     kind: Literal["trial.graded"] = "trial.graded"
     run_id: str
+    project: str = "default"
+    """The project the run belongs to (its caller's, when it was submitted)."""
     trial_id: str
     case_id: str
     trial_index: int

@@ -59,6 +59,8 @@ class RunInfo(BaseModel):
     """The version's number in the suite store (0: the suite was sent inline)."""
     tags: list[str] = Field(default_factory=list)
     """The tags the run was limited to (empty: every case ran)."""
+    project: str = "default"
+    """The project the run belongs to."""
 
     @property
     def ended(self) -> bool:

@@ -28,51 +28,51 @@ from agenteval.v1 import suite_pb2 as agenteval_dot_v1_dot_suite__pb2
 from agenteval.v1 import transcripts_pb2 as agenteval_dot_v1_dot_transcripts__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19\x61genteval/v1/runner.proto\x12\x0c\x61genteval.v1\x1a\x19\x61genteval/v1/common.proto\x1a\x1d\x61genteval/v1/comparison.proto\x1a\x18\x61genteval/v1/suite.proto\x1a\x1e\x61genteval/v1/transcripts.proto\"\xd2\x02\n\x03Run\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\r\n\x05suite\x18\x02 \x01(\t\x12\r\n\x05\x61gent\x18\x03 \x01(\t\x12\x15\n\ragent_version\x18\x04 \x01(\t\x12\t\n\x01k\x18\x05 \x01(\x05\x12\'\n\x06status\x18\x06 \x01(\x0e\x32\x17.agenteval.v1.RunStatus\x12\x14\n\x0ctrials_total\x18\x07 \x01(\x05\x12\x15\n\rtrials_graded\x18\x08 \x01(\x05\x12\x12\n\ncreated_at\x18\t \x01(\t\x12\x14\n\x0c\x63ompleted_at\x18\n \x01(\t\x12)\n\x07summary\x18\x0b \x01(\x0b\x32\x18.agenteval.v1.RunSummary\x12\r\n\x05\x65rror\x18\x0c \x01(\t\x12\x15\n\rsuite_version\x18\r \x01(\t\x12\x1c\n\x14suite_version_number\x18\x0e \x01(\x05\x12\x0c\n\x04tags\x18\x0f \x03(\t\"\xe4\x01\n\x10SubmitRunRequest\x12\"\n\x05suite\x18\n \x01(\x0b\x32\x13.agenteval.v1.Suite\x12\r\n\x05\x61gent\x18\x02 \x01(\t\x12\t\n\x01k\x18\x03 \x01(\x05\x12\x15\n\ragent_version\x18\x04 \x01(\t\x12\x13\n\x0b\x63oncurrency\x18\x05 \x01(\x05\x12\x0c\n\x04seed\x18\x06 \x01(\x03\x12\x11\n\ttimeout_s\x18\x07 \x01(\x01\x12\x0c\n\x04tags\x18\x08 \x03(\t\x12\x12\n\nrequest_id\x18\t \x01(\t\x12\x11\n\tsuite_ref\x18\x0b \x01(\tJ\x04\x08\x01\x10\x02R\nsuite_json\"3\n\x11SubmitRunResponse\x12\x1e\n\x03run\x18\x01 \x01(\x0b\x32\x11.agenteval.v1.Run\"\x1f\n\rGetRunRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\"0\n\x0eGetRunResponse\x12\x1e\n\x03run\x18\x01 \x01(\x0b\x32\x11.agenteval.v1.Run\"]\n\x0fListRunsRequest\x12\r\n\x05suite\x18\x01 \x01(\t\x12\x15\n\ragent_version\x18\x02 \x01(\t\x12\r\n\x05limit\x18\x03 \x01(\x05\x12\x15\n\rsuite_version\x18\x04 \x01(\t\"3\n\x10ListRunsResponse\x12\x1f\n\x04runs\x18\x01 \x03(\x0b\x32\x11.agenteval.v1.Run\"\"\n\x10\x43\x61ncelRunRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\"3\n\x11\x43\x61ncelRunResponse\x12\x1e\n\x03run\x18\x01 \x01(\x0b\x32\x11.agenteval.v1.Run\"0\n\x0fWatchRunRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\r\n\x05\x61\x66ter\x18\x02 \x01(\x04\"X\n\x10WatchRunsRequest\x12\r\n\x05suite\x18\x01 \x01(\t\x12\x15\n\ragent_version\x18\x02 \x01(\t\x12\x0f\n\x07project\x18\x03 \x01(\t\x12\r\n\x05\x61\x66ter\x18\x04 \x01(\x04\"\xc5\x02\n\x0bTrialResult\x12\x10\n\x08trial_id\x18\x01 \x01(\t\x12\x0f\n\x07\x63\x61se_id\x18\x02 \x01(\t\x12\x13\n\x0btrial_index\x18\x03 \x01(\x05\x12)\n\x06status\x18\x04 \x01(\x0e\x32\x19.agenteval.v1.TrialStatus\x12\x0e\n\x06passed\x18\x05 \x01(\x08\x12\r\n\x05score\x18\x06 \x01(\x01\x12(\n\x06grades\x18\x07 \x03(\x0b\x32\x18.agenteval.v1.TrialGrade\x12\x14\n\x0cinput_tokens\x18\x08 \x01(\x03\x12\x15\n\routput_tokens\x18\t \x01(\x03\x12\x10\n\x08\x63ost_usd\x18\n \x01(\x01\x12\x12\n\nlatency_ms\x18\x0b \x01(\x01\x12\x0c\n\x04tags\x18\x0c \x03(\t\x12\x12\n\nerror_code\x18\r \x01(\t\x12\x15\n\rerror_message\x18\x0e \x01(\t\"\xcd\x02\n\x10WatchRunResponse\x12(\n\x04type\x18\x01 \x01(\x0e\x32\x1a.agenteval.v1.RunEventType\x12\x0e\n\x06run_id\x18\x02 \x01(\t\x12\x14\n\x0ctrials_total\x18\x03 \x01(\x05\x12\x18\n\x10trials_completed\x18\x04 \x01(\x05\x12\x15\n\rtrials_graded\x18\x05 \x01(\x05\x12\x0e\n\x06passes\x18\x06 \x01(\x05\x12)\n\x07summary\x18\x07 \x01(\x0b\x32\x18.agenteval.v1.RunSummary\x12\x0b\n\x03seq\x18\x08 \x01(\x04\x12)\n\x06trials\x18\t \x03(\x0b\x32\x19.agenteval.v1.TrialResult\x12\r\n\x05suite\x18\n \x01(\t\x12\x15\n\ragent_version\x18\x0b \x01(\t\x12\x0f\n\x07project\x18\x0c \x01(\t\x12\x0e\n\x06reason\x18\r \x01(\t\"}\n\x12\x43ompareRunsRequest\x12\x10\n\x08\x62\x61seline\x18\x01 \x01(\t\x12\x11\n\tcandidate\x18\x02 \x01(\t\x12\x16\n\tthreshold\x18\x03 \x01(\x01H\x00\x88\x01\x01\x12\x12\n\x05\x61lpha\x18\x04 \x01(\x01H\x01\x88\x01\x01\x42\x0c\n\n_thresholdB\x08\n\x06_alpha\"\x9d\x01\n\x13\x43ompareRunsResponse\x12,\n\ncomparison\x18\x05 \x01(\x0b\x32\x18.agenteval.v1.Comparison\x12\x0e\n\x06passed\x18\x02 \x01(\x08\x12\x17\n\x0f\x62\x61seline_run_id\x18\x03 \x01(\t\x12\x18\n\x10\x63\x61ndidate_run_id\x18\x04 \x01(\tJ\x04\x08\x01\x10\x02R\x0f\x63omparison_json\"=\n\x1cListWebhookDeliveriesRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\r\n\x05limit\x18\x02 \x01(\x05\"R\n\x1dListWebhookDeliveriesResponse\x12\x31\n\ndeliveries\x18\x01 \x03(\x0b\x32\x1d.agenteval.v1.WebhookDelivery\"\xca\x01\n\x0fWebhookDelivery\x12\x13\n\x0b\x64\x65livery_id\x18\x01 \x01(\t\x12\r\n\x05\x65vent\x18\x02 \x01(\t\x12\x0b\n\x03url\x18\x03 \x01(\t\x12\x0e\n\x06run_id\x18\x04 \x01(\t\x12\x10\n\x08\x61ttempts\x18\x05 \x01(\x05\x12\x0e\n\x06status\x18\x06 \x01(\t\x12\x18\n\x10last_status_code\x18\x07 \x01(\x05\x12\x12\n\nlast_error\x18\x08 \x01(\t\x12\x12\n\ncreated_at\x18\t \x01(\t\x12\x12\n\nupdated_at\x18\n \x01(\t*\xdb\x01\n\x0cRunEventType\x12\x1e\n\x1aRUN_EVENT_TYPE_UNSPECIFIED\x10\x00\x12\x1c\n\x18RUN_EVENT_TYPE_SUBMITTED\x10\x01\x12\x1b\n\x17RUN_EVENT_TYPE_PROGRESS\x10\x02\x12\x1c\n\x18RUN_EVENT_TYPE_COMPLETED\x10\x03\x12\x1c\n\x18RUN_EVENT_TYPE_CANCELLED\x10\x04\x12\x19\n\x15RUN_EVENT_TYPE_TRIALS\x10\x05\x12\x19\n\x15RUN_EVENT_TYPE_FAILED\x10\x06\x32\x9a\x05\n\nRunService\x12L\n\tSubmitRun\x12\x1e.agenteval.v1.SubmitRunRequest\x1a\x1f.agenteval.v1.SubmitRunResponse\x12\x43\n\x06GetRun\x12\x1b.agenteval.v1.GetRunRequest\x1a\x1c.agenteval.v1.GetRunResponse\x12I\n\x08ListRuns\x12\x1d.agenteval.v1.ListRunsRequest\x1a\x1e.agenteval.v1.ListRunsResponse\x12L\n\tCancelRun\x12\x1e.agenteval.v1.CancelRunRequest\x1a\x1f.agenteval.v1.CancelRunResponse\x12K\n\x08WatchRun\x12\x1d.agenteval.v1.WatchRunRequest\x1a\x1e.agenteval.v1.WatchRunResponse0\x01\x12M\n\tWatchRuns\x12\x1e.agenteval.v1.WatchRunsRequest\x1a\x1e.agenteval.v1.WatchRunResponse0\x01\x12R\n\x0b\x43ompareRuns\x12 .agenteval.v1.CompareRunsRequest\x1a!.agenteval.v1.CompareRunsResponse\x12p\n\x15ListWebhookDeliveries\x12*.agenteval.v1.ListWebhookDeliveriesRequest\x1a+.agenteval.v1.ListWebhookDeliveriesResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19\x61genteval/v1/runner.proto\x12\x0c\x61genteval.v1\x1a\x19\x61genteval/v1/common.proto\x1a\x1d\x61genteval/v1/comparison.proto\x1a\x18\x61genteval/v1/suite.proto\x1a\x1e\x61genteval/v1/transcripts.proto\"\xe3\x02\n\x03Run\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\r\n\x05suite\x18\x02 \x01(\t\x12\r\n\x05\x61gent\x18\x03 \x01(\t\x12\x15\n\ragent_version\x18\x04 \x01(\t\x12\t\n\x01k\x18\x05 \x01(\x05\x12\'\n\x06status\x18\x06 \x01(\x0e\x32\x17.agenteval.v1.RunStatus\x12\x14\n\x0ctrials_total\x18\x07 \x01(\x05\x12\x15\n\rtrials_graded\x18\x08 \x01(\x05\x12\x12\n\ncreated_at\x18\t \x01(\t\x12\x14\n\x0c\x63ompleted_at\x18\n \x01(\t\x12)\n\x07summary\x18\x0b \x01(\x0b\x32\x18.agenteval.v1.RunSummary\x12\r\n\x05\x65rror\x18\x0c \x01(\t\x12\x15\n\rsuite_version\x18\r \x01(\t\x12\x1c\n\x14suite_version_number\x18\x0e \x01(\x05\x12\x0c\n\x04tags\x18\x0f \x03(\t\x12\x0f\n\x07project\x18\x10 \x01(\t\"\xe4\x01\n\x10SubmitRunRequest\x12\"\n\x05suite\x18\n \x01(\x0b\x32\x13.agenteval.v1.Suite\x12\r\n\x05\x61gent\x18\x02 \x01(\t\x12\t\n\x01k\x18\x03 \x01(\x05\x12\x15\n\ragent_version\x18\x04 \x01(\t\x12\x13\n\x0b\x63oncurrency\x18\x05 \x01(\x05\x12\x0c\n\x04seed\x18\x06 \x01(\x03\x12\x11\n\ttimeout_s\x18\x07 \x01(\x01\x12\x0c\n\x04tags\x18\x08 \x03(\t\x12\x12\n\nrequest_id\x18\t \x01(\t\x12\x11\n\tsuite_ref\x18\x0b \x01(\tJ\x04\x08\x01\x10\x02R\nsuite_json\"3\n\x11SubmitRunResponse\x12\x1e\n\x03run\x18\x01 \x01(\x0b\x32\x11.agenteval.v1.Run\"\x1f\n\rGetRunRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\"0\n\x0eGetRunResponse\x12\x1e\n\x03run\x18\x01 \x01(\x0b\x32\x11.agenteval.v1.Run\"]\n\x0fListRunsRequest\x12\r\n\x05suite\x18\x01 \x01(\t\x12\x15\n\ragent_version\x18\x02 \x01(\t\x12\r\n\x05limit\x18\x03 \x01(\x05\x12\x15\n\rsuite_version\x18\x04 \x01(\t\"3\n\x10ListRunsResponse\x12\x1f\n\x04runs\x18\x01 \x03(\x0b\x32\x11.agenteval.v1.Run\"\"\n\x10\x43\x61ncelRunRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\"3\n\x11\x43\x61ncelRunResponse\x12\x1e\n\x03run\x18\x01 \x01(\x0b\x32\x11.agenteval.v1.Run\"0\n\x0fWatchRunRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\r\n\x05\x61\x66ter\x18\x02 \x01(\x04\"X\n\x10WatchRunsRequest\x12\r\n\x05suite\x18\x01 \x01(\t\x12\x15\n\ragent_version\x18\x02 \x01(\t\x12\x0f\n\x07project\x18\x03 \x01(\t\x12\r\n\x05\x61\x66ter\x18\x04 \x01(\x04\"\xc5\x02\n\x0bTrialResult\x12\x10\n\x08trial_id\x18\x01 \x01(\t\x12\x0f\n\x07\x63\x61se_id\x18\x02 \x01(\t\x12\x13\n\x0btrial_index\x18\x03 \x01(\x05\x12)\n\x06status\x18\x04 \x01(\x0e\x32\x19.agenteval.v1.TrialStatus\x12\x0e\n\x06passed\x18\x05 \x01(\x08\x12\r\n\x05score\x18\x06 \x01(\x01\x12(\n\x06grades\x18\x07 \x03(\x0b\x32\x18.agenteval.v1.TrialGrade\x12\x14\n\x0cinput_tokens\x18\x08 \x01(\x03\x12\x15\n\routput_tokens\x18\t \x01(\x03\x12\x10\n\x08\x63ost_usd\x18\n \x01(\x01\x12\x12\n\nlatency_ms\x18\x0b \x01(\x01\x12\x0c\n\x04tags\x18\x0c \x03(\t\x12\x12\n\nerror_code\x18\r \x01(\t\x12\x15\n\rerror_message\x18\x0e \x01(\t\"\xcd\x02\n\x10WatchRunResponse\x12(\n\x04type\x18\x01 \x01(\x0e\x32\x1a.agenteval.v1.RunEventType\x12\x0e\n\x06run_id\x18\x02 \x01(\t\x12\x14\n\x0ctrials_total\x18\x03 \x01(\x05\x12\x18\n\x10trials_completed\x18\x04 \x01(\x05\x12\x15\n\rtrials_graded\x18\x05 \x01(\x05\x12\x0e\n\x06passes\x18\x06 \x01(\x05\x12)\n\x07summary\x18\x07 \x01(\x0b\x32\x18.agenteval.v1.RunSummary\x12\x0b\n\x03seq\x18\x08 \x01(\x04\x12)\n\x06trials\x18\t \x03(\x0b\x32\x19.agenteval.v1.TrialResult\x12\r\n\x05suite\x18\n \x01(\t\x12\x15\n\ragent_version\x18\x0b \x01(\t\x12\x0f\n\x07project\x18\x0c \x01(\t\x12\x0e\n\x06reason\x18\r \x01(\t\"}\n\x12\x43ompareRunsRequest\x12\x10\n\x08\x62\x61seline\x18\x01 \x01(\t\x12\x11\n\tcandidate\x18\x02 \x01(\t\x12\x16\n\tthreshold\x18\x03 \x01(\x01H\x00\x88\x01\x01\x12\x12\n\x05\x61lpha\x18\x04 \x01(\x01H\x01\x88\x01\x01\x42\x0c\n\n_thresholdB\x08\n\x06_alpha\"\x9d\x01\n\x13\x43ompareRunsResponse\x12,\n\ncomparison\x18\x05 \x01(\x0b\x32\x18.agenteval.v1.Comparison\x12\x0e\n\x06passed\x18\x02 \x01(\x08\x12\x17\n\x0f\x62\x61seline_run_id\x18\x03 \x01(\t\x12\x18\n\x10\x63\x61ndidate_run_id\x18\x04 \x01(\tJ\x04\x08\x01\x10\x02R\x0f\x63omparison_json\"=\n\x1cListWebhookDeliveriesRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\r\n\x05limit\x18\x02 \x01(\x05\"R\n\x1dListWebhookDeliveriesResponse\x12\x31\n\ndeliveries\x18\x01 \x03(\x0b\x32\x1d.agenteval.v1.WebhookDelivery\"\xca\x01\n\x0fWebhookDelivery\x12\x13\n\x0b\x64\x65livery_id\x18\x01 \x01(\t\x12\r\n\x05\x65vent\x18\x02 \x01(\t\x12\x0b\n\x03url\x18\x03 \x01(\t\x12\x0e\n\x06run_id\x18\x04 \x01(\t\x12\x10\n\x08\x61ttempts\x18\x05 \x01(\x05\x12\x0e\n\x06status\x18\x06 \x01(\t\x12\x18\n\x10last_status_code\x18\x07 \x01(\x05\x12\x12\n\nlast_error\x18\x08 \x01(\t\x12\x12\n\ncreated_at\x18\t \x01(\t\x12\x12\n\nupdated_at\x18\n \x01(\t*\xdb\x01\n\x0cRunEventType\x12\x1e\n\x1aRUN_EVENT_TYPE_UNSPECIFIED\x10\x00\x12\x1c\n\x18RUN_EVENT_TYPE_SUBMITTED\x10\x01\x12\x1b\n\x17RUN_EVENT_TYPE_PROGRESS\x10\x02\x12\x1c\n\x18RUN_EVENT_TYPE_COMPLETED\x10\x03\x12\x1c\n\x18RUN_EVENT_TYPE_CANCELLED\x10\x04\x12\x19\n\x15RUN_EVENT_TYPE_TRIALS\x10\x05\x12\x19\n\x15RUN_EVENT_TYPE_FAILED\x10\x06\x32\x9a\x05\n\nRunService\x12L\n\tSubmitRun\x12\x1e.agenteval.v1.SubmitRunRequest\x1a\x1f.agenteval.v1.SubmitRunResponse\x12\x43\n\x06GetRun\x12\x1b.agenteval.v1.GetRunRequest\x1a\x1c.agenteval.v1.GetRunResponse\x12I\n\x08ListRuns\x12\x1d.agenteval.v1.ListRunsRequest\x1a\x1e.agenteval.v1.ListRunsResponse\x12L\n\tCancelRun\x12\x1e.agenteval.v1.CancelRunRequest\x1a\x1f.agenteval.v1.CancelRunResponse\x12K\n\x08WatchRun\x12\x1d.agenteval.v1.WatchRunRequest\x1a\x1e.agenteval.v1.WatchRunResponse0\x01\x12M\n\tWatchRuns\x12\x1e.agenteval.v1.WatchRunsRequest\x1a\x1e.agenteval.v1.WatchRunResponse0\x01\x12R\n\x0b\x43ompareRuns\x12 .agenteval.v1.CompareRunsRequest\x1a!.agenteval.v1.CompareRunsResponse\x12p\n\x15ListWebhookDeliveries\x12*.agenteval.v1.ListWebhookDeliveriesRequest\x1a+.agenteval.v1.ListWebhookDeliveriesResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'agenteval.v1.runner_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_RUNEVENTTYPE']._serialized_start=2548
-  _globals['_RUNEVENTTYPE']._serialized_end=2767
+  _globals['_RUNEVENTTYPE']._serialized_start=2565
+  _globals['_RUNEVENTTYPE']._serialized_end=2784
   _globals['_RUN']._serialized_start=160
-  _globals['_RUN']._serialized_end=498
-  _globals['_SUBMITRUNREQUEST']._serialized_start=501
-  _globals['_SUBMITRUNREQUEST']._serialized_end=729
-  _globals['_SUBMITRUNRESPONSE']._serialized_start=731
-  _globals['_SUBMITRUNRESPONSE']._serialized_end=782
-  _globals['_GETRUNREQUEST']._serialized_start=784
-  _globals['_GETRUNREQUEST']._serialized_end=815
-  _globals['_GETRUNRESPONSE']._serialized_start=817
-  _globals['_GETRUNRESPONSE']._serialized_end=865
-  _globals['_LISTRUNSREQUEST']._serialized_start=867
-  _globals['_LISTRUNSREQUEST']._serialized_end=960
-  _globals['_LISTRUNSRESPONSE']._serialized_start=962
-  _globals['_LISTRUNSRESPONSE']._serialized_end=1013
-  _globals['_CANCELRUNREQUEST']._serialized_start=1015
-  _globals['_CANCELRUNREQUEST']._serialized_end=1049
-  _globals['_CANCELRUNRESPONSE']._serialized_start=1051
-  _globals['_CANCELRUNRESPONSE']._serialized_end=1102
-  _globals['_WATCHRUNREQUEST']._serialized_start=1104
-  _globals['_WATCHRUNREQUEST']._serialized_end=1152
-  _globals['_WATCHRUNSREQUEST']._serialized_start=1154
-  _globals['_WATCHRUNSREQUEST']._serialized_end=1242
-  _globals['_TRIALRESULT']._serialized_start=1245
-  _globals['_TRIALRESULT']._serialized_end=1570
-  _globals['_WATCHRUNRESPONSE']._serialized_start=1573
-  _globals['_WATCHRUNRESPONSE']._serialized_end=1906
-  _globals['_COMPARERUNSREQUEST']._serialized_start=1908
-  _globals['_COMPARERUNSREQUEST']._serialized_end=2033
-  _globals['_COMPARERUNSRESPONSE']._serialized_start=2036
-  _globals['_COMPARERUNSRESPONSE']._serialized_end=2193
-  _globals['_LISTWEBHOOKDELIVERIESREQUEST']._serialized_start=2195
-  _globals['_LISTWEBHOOKDELIVERIESREQUEST']._serialized_end=2256
-  _globals['_LISTWEBHOOKDELIVERIESRESPONSE']._serialized_start=2258
-  _globals['_LISTWEBHOOKDELIVERIESRESPONSE']._serialized_end=2340
-  _globals['_WEBHOOKDELIVERY']._serialized_start=2343
-  _globals['_WEBHOOKDELIVERY']._serialized_end=2545
-  _globals['_RUNSERVICE']._serialized_start=2770
-  _globals['_RUNSERVICE']._serialized_end=3436
+  _globals['_RUN']._serialized_end=515
+  _globals['_SUBMITRUNREQUEST']._serialized_start=518
+  _globals['_SUBMITRUNREQUEST']._serialized_end=746
+  _globals['_SUBMITRUNRESPONSE']._serialized_start=748
+  _globals['_SUBMITRUNRESPONSE']._serialized_end=799
+  _globals['_GETRUNREQUEST']._serialized_start=801
+  _globals['_GETRUNREQUEST']._serialized_end=832
+  _globals['_GETRUNRESPONSE']._serialized_start=834
+  _globals['_GETRUNRESPONSE']._serialized_end=882
+  _globals['_LISTRUNSREQUEST']._serialized_start=884
+  _globals['_LISTRUNSREQUEST']._serialized_end=977
+  _globals['_LISTRUNSRESPONSE']._serialized_start=979
+  _globals['_LISTRUNSRESPONSE']._serialized_end=1030
+  _globals['_CANCELRUNREQUEST']._serialized_start=1032
+  _globals['_CANCELRUNREQUEST']._serialized_end=1066
+  _globals['_CANCELRUNRESPONSE']._serialized_start=1068
+  _globals['_CANCELRUNRESPONSE']._serialized_end=1119
+  _globals['_WATCHRUNREQUEST']._serialized_start=1121
+  _globals['_WATCHRUNREQUEST']._serialized_end=1169
+  _globals['_WATCHRUNSREQUEST']._serialized_start=1171
+  _globals['_WATCHRUNSREQUEST']._serialized_end=1259
+  _globals['_TRIALRESULT']._serialized_start=1262
+  _globals['_TRIALRESULT']._serialized_end=1587
+  _globals['_WATCHRUNRESPONSE']._serialized_start=1590
+  _globals['_WATCHRUNRESPONSE']._serialized_end=1923
+  _globals['_COMPARERUNSREQUEST']._serialized_start=1925
+  _globals['_COMPARERUNSREQUEST']._serialized_end=2050
+  _globals['_COMPARERUNSRESPONSE']._serialized_start=2053
+  _globals['_COMPARERUNSRESPONSE']._serialized_end=2210
+  _globals['_LISTWEBHOOKDELIVERIESREQUEST']._serialized_start=2212
+  _globals['_LISTWEBHOOKDELIVERIESREQUEST']._serialized_end=2273
+  _globals['_LISTWEBHOOKDELIVERIESRESPONSE']._serialized_start=2275
+  _globals['_LISTWEBHOOKDELIVERIESRESPONSE']._serialized_end=2357
+  _globals['_WEBHOOKDELIVERY']._serialized_start=2360
+  _globals['_WEBHOOKDELIVERY']._serialized_end=2562
+  _globals['_RUNSERVICE']._serialized_start=2787
+  _globals['_RUNSERVICE']._serialized_end=3453
 # @@protoc_insertion_point(module_scope)

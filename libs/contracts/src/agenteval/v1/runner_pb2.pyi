@@ -29,7 +29,7 @@ RUN_EVENT_TYPE_TRIALS: RunEventType
 RUN_EVENT_TYPE_FAILED: RunEventType
 
 class Run(_message.Message):
-    __slots__ = ("run_id", "suite", "agent", "agent_version", "k", "status", "trials_total", "trials_graded", "created_at", "completed_at", "summary", "error", "suite_version", "suite_version_number", "tags")
+    __slots__ = ("run_id", "suite", "agent", "agent_version", "k", "status", "trials_total", "trials_graded", "created_at", "completed_at", "summary", "error", "suite_version", "suite_version_number", "tags", "project")
     RUN_ID_FIELD_NUMBER: _ClassVar[int]
     SUITE_FIELD_NUMBER: _ClassVar[int]
     AGENT_FIELD_NUMBER: _ClassVar[int]
@@ -45,6 +45,7 @@ class Run(_message.Message):
     SUITE_VERSION_FIELD_NUMBER: _ClassVar[int]
     SUITE_VERSION_NUMBER_FIELD_NUMBER: _ClassVar[int]
     TAGS_FIELD_NUMBER: _ClassVar[int]
+    PROJECT_FIELD_NUMBER: _ClassVar[int]
     run_id: str
     suite: str
     agent: str
@@ -60,7 +61,8 @@ class Run(_message.Message):
     suite_version: str
     suite_version_number: int
     tags: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, run_id: _Optional[str] = ..., suite: _Optional[str] = ..., agent: _Optional[str] = ..., agent_version: _Optional[str] = ..., k: _Optional[int] = ..., status: _Optional[_Union[_common_pb2.RunStatus, str]] = ..., trials_total: _Optional[int] = ..., trials_graded: _Optional[int] = ..., created_at: _Optional[str] = ..., completed_at: _Optional[str] = ..., summary: _Optional[_Union[_common_pb2.RunSummary, _Mapping]] = ..., error: _Optional[str] = ..., suite_version: _Optional[str] = ..., suite_version_number: _Optional[int] = ..., tags: _Optional[_Iterable[str]] = ...) -> None: ...
+    project: str
+    def __init__(self, run_id: _Optional[str] = ..., suite: _Optional[str] = ..., agent: _Optional[str] = ..., agent_version: _Optional[str] = ..., k: _Optional[int] = ..., status: _Optional[_Union[_common_pb2.RunStatus, str]] = ..., trials_total: _Optional[int] = ..., trials_graded: _Optional[int] = ..., created_at: _Optional[str] = ..., completed_at: _Optional[str] = ..., summary: _Optional[_Union[_common_pb2.RunSummary, _Mapping]] = ..., error: _Optional[str] = ..., suite_version: _Optional[str] = ..., suite_version_number: _Optional[int] = ..., tags: _Optional[_Iterable[str]] = ..., project: _Optional[str] = ...) -> None: ...
 
 class SubmitRunRequest(_message.Message):
     __slots__ = ("suite", "agent", "k", "agent_version", "concurrency", "seed", "timeout_s", "tags", "request_id", "suite_ref")

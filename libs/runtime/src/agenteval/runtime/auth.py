@@ -71,6 +71,8 @@ class Caller:
     """The project was named by the call (header), not defaulted."""
 
     def may_use(self, project: str) -> bool:
+        """Whether the call may act in ``project``: the projects of its token, or only the one it
+        named (an admin naming a project is confined to it)."""
         return self.projects is None or project in self.projects
 
     def sees(self, project: str | None) -> bool:
@@ -79,9 +81,7 @@ class Caller:
 
     @property
     def visible(self) -> frozenset[str] | None:
-        """The projects a listing shows: the chosen one, else all it may use (None: all)."""
-        if self.chosen:
-            return frozenset({self.project})
+        """The projects a listing shows: the one it named, else all it may use (None: all)."""
         return self.projects
 
     def require_admin(self, what: str) -> None:
@@ -177,6 +177,8 @@ class Authenticator:
 
     entries: dict[str, TokenEntry] = field(default_factory=dict)
     path: Path | None = None
+    internal: dict[str, TokenEntry] = field(default_factory=dict)
+    """Tokens of this process's own services calling each other (never in the file)."""
     _mtime: float = 0.0
     _checked: float = 0.0
 
@@ -185,7 +187,13 @@ class Authenticator:
         doc = read_tokens_file(path)
         if not doc.tokens:
             raise errors.InvalidArgument(f"tokens file {path}: no tokens (every call would be refused)")
-        return cls({e.sha256: e for e in doc.tokens}, path, path.stat().st_mtime)
+        return cls({e.sha256: e for e in doc.tokens}, path, _mtime=path.stat().st_mtime)
+
+    def add_internal(self) -> str:
+        """A new admin token for calls between the services of this process (embedded mode)."""
+        token = new_token()
+        self.internal[digest(token)] = TokenEntry(name="internal", sha256=digest(token), admin=True)
+        return token
 
     def _refresh(self) -> None:
         import logging
@@ -214,7 +222,7 @@ class Authenticator:
                 "this server needs a token: set AGENTEVAL_TOKEN (the Client's token=) "
                 "(header 'authorization: Bearer <token>')"
             )
-        entry = self.entries.get(digest(token))
+        entry = self.entries.get(digest(token)) or self.internal.get(digest(token))
         if entry is None:
             raise errors.Unauthenticated("the token is not known to this server")
         projects = None if entry.admin else frozenset(entry.projects)
@@ -222,7 +230,9 @@ class Authenticator:
             check_project(project, "the agenteval-project header")
             if projects is not None and project not in projects:
                 raise errors.PermissionDenied(f"token {entry.name!r} may not use project {project!r}")
-            return Caller(entry.name, project, projects, entry.admin, chosen=True)
+            # A call that names its project sees that project only, an admin's too (that is how
+            # a service acts on behalf of one project).
+            return Caller(entry.name, project, frozenset({project}), entry.admin, chosen=True)
         if projects is not None and not projects:
             raise errors.PermissionDenied(f"token {entry.name!r} has no project")
         default = entry.projects[0] if entry.projects else DEFAULT_PROJECT
@@ -234,7 +244,7 @@ def open_caller(metadata: Iterable[tuple[str, Any]]) -> Caller:
     _token, project = _read_metadata(metadata)
     if project:
         check_project(project, "the agenteval-project header")
-        return Caller("open", project, None, True, chosen=True)
+        return Caller("open", project, frozenset({project}), True, chosen=True)
     return OPEN
 
 

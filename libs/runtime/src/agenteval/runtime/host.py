@@ -112,7 +112,12 @@ class ServiceHost:
         self.components = list(components)
         self.settings = settings
         self.broker = make_broker(settings.nats_servers, **settings.nats_options())
-        self.grpc = GrpcServer(grpc_address, settings.authenticator(), settings.server_tls())
+        authenticator = settings.authenticator()
+        if authenticator is not None and not settings.service_token:
+            # The services hosted here call each other (the runner asks the suite store...):
+            # with a token of their own, since none was configured.
+            settings.service_token = authenticator.add_internal()
+        self.grpc = GrpcServer(grpc_address, authenticator, settings.server_tls())
         check_exposure(grpc_address, settings)
         self._started = False
         self.metrics_port: int | None = None

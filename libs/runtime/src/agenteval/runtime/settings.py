@@ -63,7 +63,8 @@ class CommonSettings(BaseSettings):
     """PEM certificate chain: serve gRPC over TLS (with tls_key)."""
     tls_key: Path | None = None
     tls_ca: Path | None = None
-    """PEM of the CA that signed the other services' certificates (their calls use TLS)."""
+    """PEM of the CA that signed the other services' certificates (their calls use TLS; default:
+    tls_cert itself, right for a self-signed certificate)."""
     log_level: str = "WARNING"
     json_logs: bool = True
 
@@ -111,7 +112,9 @@ class CommonSettings(BaseSettings):
         """A channel to another service: the service token, TLS when tls_ca is set."""
         from agenteval.contracts.transport import channel
 
-        ca = self.tls_ca.read_bytes() if self.tls_ca else None
+        # A self-signed certificate is its own CA: embedded mode with TLS needs nothing more.
+        ca_file = self.tls_ca or self.tls_cert
+        ca = ca_file.read_bytes() if ca_file else None
         return channel(target, token=self.service_token, project=project, tls_ca=ca)
 
     @property

@@ -71,7 +71,7 @@ class EvalGeneratorComponent:
         if self._generator is None:
             from agenteval.eval_generator.generation.backends import GrpcBackends
 
-            self._generator = EvalGenerator(self.repo, GrpcBackends(*self._targets))
+            self._generator = EvalGenerator(self.repo, GrpcBackends(*self._targets, common=self.common))
         return self._generator
 
     async def close(self) -> None:

@@ -23,6 +23,7 @@ from agenteval.contracts.evals import (
 )
 from agenteval.eval_generator.generation.jobs import JobManager
 from agenteval.eval_generator.repository import EvalRepository
+from agenteval.runtime import auth
 from agenteval.v1 import eval_generator_pb2 as pb
 from agenteval.v1 import eval_generator_pb2_grpc
 
@@ -165,7 +166,10 @@ class EvalGeneratorServicer(eval_generator_pb2_grpc.EvalGeneratorServiceServicer
         if request.limit < 0:
             raise errors.InvalidArgument(f"limit must be 0 or more, got {request.limit}")
         rows = await self.jobs.repo.recent(
-            request.name or None, contracts_pb.JOB_STATUS_FROM_PB.get(request.status), request.limit or 100
+            request.name or None,
+            contracts_pb.JOB_STATUS_FROM_PB.get(request.status),
+            request.limit or 100,
+            projects=auth.current().visible,
         )
         return pb.ListGenerationJobsResponse(
             jobs=[contracts_pb.generation_job_to_pb(job_info(r)) for r in rows]
@@ -183,14 +187,21 @@ class EvalGeneratorServicer(eval_generator_pb2_grpc.EvalGeneratorServiceServicer
         job = await self.jobs.cancel(request.job_id)
         return pb.CancelGenerationJobResponse(job=contracts_pb.generation_job_to_pb(job_info(job)))
 
+    async def _visible(self, name: str) -> None:
+        """NotFound for another project's eval (it looks missing)."""
+        owner = await self.repo.project_of(name)
+        if owner is not None and not auth.current().sees(owner):
+            raise errors.NotFound(f"no saved eval {name!r}")
+
     async def PromoteEval(self, request: pb.PromoteEvalRequest, context: Any) -> pb.PromoteEvalResponse:
         if not request.name or request.version <= 0:
             raise errors.InvalidArgument("promote needs an eval name and a version (NAME@VERSION)")
+        await self._visible(request.name)
         row = await self.repo.promote(request.name, request.version)
         return pb.PromoteEvalResponse(eval=contracts_pb.eval_to_pb(eval_info(row)))
 
     async def ListEvals(self, request: pb.ListEvalsRequest, context: Any) -> pb.ListEvalsResponse:
-        rows = await self.repo.list(request.name or None)
+        rows = await self.repo.list(request.name or None, auth.current().visible)
         return pb.ListEvalsResponse(evals=[contracts_pb.eval_to_pb(eval_info(r)) for r in rows])
 
     async def GetEval(self, request: pb.GetEvalRequest, context: Any) -> pb.GetEvalResponse:
@@ -198,5 +209,6 @@ class EvalGeneratorServicer(eval_generator_pb2_grpc.EvalGeneratorServiceServicer
             raise errors.InvalidArgument(
                 f"version must be 1 or more (0: the current one), got {request.version}"
             )
+        await self._visible(request.name)
         row = await self.repo.resolve(request.name, request.version or None)
         return pb.GetEvalResponse(eval=contracts_pb.eval_to_pb(eval_info(row)))

@@ -54,6 +54,7 @@ evals = Table(
     Column("target_accuracy", Float, nullable=True),
     Column("job_id", String(40), nullable=True),
     Column("candidates_json", Text, nullable=True),
+    Column("project", String(64), nullable=False, server_default="default"),
     *_usage_columns(),
     UniqueConstraint("name", "version", name="uq_evalgen_evals_name_version"),
 )
@@ -83,6 +84,7 @@ jobs = Table(
     Column("cancel_requested", Boolean, nullable=False, server_default=false()),
     Column("runs", Integer, nullable=False, server_default="0"),
     Column("last_seq", Integer, nullable=False, server_default="0"),
+    Column("project", String(64), nullable=False, server_default="default"),
     *_usage_columns(),
     Index("ix_evalgen_jobs_status", "status"),
     Index("ix_evalgen_jobs_name", "name"),

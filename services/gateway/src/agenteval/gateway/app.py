@@ -16,6 +16,8 @@ from agenteval.gateway.proxy import Router
 from agenteval.gateway.routes import routes
 from agenteval.gateway.settings import GatewaySettings
 from agenteval.runtime.health import HealthServicer
+from agenteval.runtime.host import check_exposure
+from agenteval.runtime.settings import CommonSettings
 
 log = logging.getLogger("agenteval.gateway")
 
@@ -24,11 +26,22 @@ class Gateway:
     """One address for every agenteval RPC (distributed mode): clients, the CLI and the web
     dashboard need only this, and compose publishes only this port."""
 
-    def __init__(self, settings: GatewaySettings, address: str | None = None) -> None:
+    def __init__(
+        self, settings: GatewaySettings, address: str | None = None, common: CommonSettings | None = None
+    ) -> None:
         self.settings = settings
         self.address = address or settings.grpc_address
+        common = common or CommonSettings()
+        check_exposure(self.address, common)
+        self.tls = common.server_tls()
+        ca_file = common.tls_ca or common.tls_cert
         self.methods = routes(settings)
-        self.router = Router(self.methods, settings.default_timeout_s)
+        self.router = Router(
+            self.methods,
+            settings.default_timeout_s,
+            common.authenticator(),
+            ca_file.read_bytes() if ca_file else None,
+        )
         self.health = HealthServicer()
         self.server = grpc.aio.server(
             options=[
@@ -43,7 +56,11 @@ class Gateway:
         self.server.add_generic_rpc_handlers([self.router])
         names = sorted({path.split("/")[1] for path in self.methods})
         reflection.enable_server_reflection([*names, reflection.SERVICE_NAME], self.server)
-        self.port = self.server.add_insecure_port(self.address)
+        if self.tls is not None:
+            creds = grpc.ssl_server_credentials([(self.tls[1], self.tls[0])])
+            self.port = self.server.add_secure_port(self.address, creds)
+        else:
+            self.port = self.server.add_insecure_port(self.address)
         await self.server.start()
         for name in ["", *names]:
             await self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
@@ -63,7 +80,13 @@ def main(address: str | None = None) -> None:
     """Run the gateway until SIGTERM/SIGINT."""
 
     async def go() -> None:
-        gateway = Gateway(GatewaySettings(), address)
+        from agenteval.contracts.errors import AgentEvalError
+
+        try:
+            gateway = Gateway(GatewaySettings(), address)
+        except AgentEvalError as exc:
+            print(f"gateway: {exc}", file=sys.stderr)
+            raise SystemExit(2) from None
         await gateway.start()
         print(f"gateway serving on {gateway.target}", file=sys.stderr)
         stop = asyncio.Event()

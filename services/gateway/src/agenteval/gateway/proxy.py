@@ -9,8 +9,11 @@ from typing import Any
 
 import grpc
 
+from agenteval.contracts.errors import AgentEvalError
 from agenteval.contracts.transport import channel
 from agenteval.gateway.routes import Method
+from agenteval.runtime.auth import Authenticator
+from agenteval.runtime.grpc_server import caller_of, status_for
 
 log = logging.getLogger("agenteval.gateway")
 
@@ -29,15 +32,37 @@ def _identity(data: bytes) -> bytes:
 class Router(grpc.GenericRpcHandler):
     """A generic handler: any routed method, any of the four call shapes."""
 
-    def __init__(self, methods: dict[str, Method], default_timeout_s: float) -> None:
+    def __init__(
+        self,
+        methods: dict[str, Method],
+        default_timeout_s: float,
+        authenticator: Authenticator | None = None,
+        tls_ca: bytes | None = None,
+    ) -> None:
         self.methods = methods
         self.default_timeout_s = default_timeout_s
+        self.authenticator = authenticator
+        self.tls_ca = tls_ca
         self.channels: dict[str, grpc.aio.Channel] = {}
 
     def _channel(self, backend: str) -> grpc.aio.Channel:
         if backend not in self.channels:
-            self.channels[backend] = channel(backend)
+            # The caller's token travels in the forwarded metadata: the backend checks it too.
+            self.channels[backend] = channel(backend, tls_ca=self.tls_ca)
         return self.channels[backend]
+
+    def _refusal(self, handler_call_details: grpc.HandlerCallDetails) -> tuple[grpc.StatusCode, str] | None:
+        """(UNAUTHENTICATED or PERMISSION_DENIED, why), or None when the call may go on:
+        strangers are turned away here, before any backend sees them."""
+        if self.authenticator is None:
+            return None
+        try:
+            caller_of(
+                handler_call_details.method, handler_call_details.invocation_metadata, self.authenticator
+            )
+        except AgentEvalError as exc:
+            return status_for(exc), str(exc)
+        return None
 
     def _timeout(self, context: grpc.aio.ServicerContext) -> float:
         remaining = context.time_remaining()
@@ -54,6 +79,9 @@ class Router(grpc.GenericRpcHandler):
         method = self.methods.get(path)
         if method is None:
             return None  # UNIMPLEMENTED, as from any server
+        refusal = self._refusal(handler_call_details)
+        if refusal is not None:
+            return _refusing(method, *refusal)
         ch = self._channel(method.backend)
         kw: dict[str, Any] = {"request_serializer": _identity, "response_deserializer": _identity}
 
@@ -119,3 +147,23 @@ class Router(grpc.GenericRpcHandler):
                 call.cancel()
 
         return grpc.stream_stream_rpc_method_handler(stream_stream)
+
+
+def _refusing(method: Method, code: grpc.StatusCode, text: str) -> grpc.RpcMethodHandler[Any, Any]:
+    """A handler of ``method``'s call shape that only answers ``code``."""
+
+    async def unary(request: Any, context: grpc.aio.ServicerContext) -> bytes:
+        await context.abort(code, text)
+        raise AssertionError("unreachable")
+
+    async def stream(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[bytes]:
+        await context.abort(code, text)
+        yield b""  # never reached: abort raises
+
+    if method.client_streaming and method.server_streaming:
+        return grpc.stream_stream_rpc_method_handler(stream)
+    if method.client_streaming:
+        return grpc.stream_unary_rpc_method_handler(unary)
+    if method.server_streaming:
+        return grpc.unary_stream_rpc_method_handler(stream)
+    return grpc.unary_unary_rpc_method_handler(unary)

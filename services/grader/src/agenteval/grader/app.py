@@ -66,21 +66,25 @@ class LLMBroker:
 class SavedEvals:
     """Code of saved evals (``eval:NAME[@VERSION]`` graders), fetched from the eval-generator once."""
 
-    def __init__(self, target: str) -> None:
-        from agenteval.runtime.grpc_server import channel
+    def __init__(self, target: str, common: CommonSettings) -> None:
         from agenteval.v1 import eval_generator_pb2_grpc
 
-        self.stub = eval_generator_pb2_grpc.EvalGeneratorServiceStub(channel(target))
-        self._code: dict[tuple[str, int], str] = {}
+        self.stub = eval_generator_pb2_grpc.EvalGeneratorServiceStub(common.channel(target))
+        self._code: dict[tuple[str, str, int], str] = {}
 
     async def __call__(self, name: str, version: int) -> str:
+        from agenteval.runtime import auth
         from agenteval.v1 import eval_generator_pb2
 
-        key = (name, version)
+        project = auth.current().project  # the trial's (set while it is graded)
+        key = (project, name, version)
         if key not in self._code:
-            resp = await self.stub.GetEval(eval_generator_pb2.GetEvalRequest(name=name, version=version))
+            resp = await self.stub.GetEval(
+                eval_generator_pb2.GetEvalRequest(name=name, version=version),
+                metadata=((auth.PROJECT_HEADER, project),),
+            )
             if version == 0:  # "newest" may change: cache it briefly by its resolved version only
-                self._code[(name, resp.eval.version)] = resp.eval.code
+                self._code[(project, name, resp.eval.version)] = resp.eval.code
                 return resp.eval.code
             self._code[key] = resp.eval.code
         return self._code[key]
@@ -204,7 +208,7 @@ class GraderComponent:
 
     async def started(self, host: ServiceHost) -> None:
         target = self.settings.evalgen_addr or host.target
-        self.service.services["eval_source"] = SavedEvals(target)
+        self.service.services["eval_source"] = SavedEvals(target, self.common)
 
     async def close(self) -> None:
         await self.pool.close()

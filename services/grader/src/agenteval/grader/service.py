@@ -11,6 +11,7 @@ from agenteval.contracts.events import GradeRecord, TrialCompleted, TrialGraded
 from agenteval.contracts.suite import GraderSpec
 from agenteval.grader import instruments
 from agenteval.grading import GradeContext, run_grader
+from agenteval.runtime import auth
 from agenteval.runtime.telemetry import current_context, event_span
 
 
@@ -19,6 +20,8 @@ class GraderService:
         self.services: dict[str, Any] = services if services is not None else {}
 
     async def grade(self, done: TrialCompleted) -> TrialGraded:
+        # Saved evals (eval:NAME) are looked up in the trial's project.
+        auth.acting_as(auth.Caller("grader", done.project, frozenset({done.project}), chosen=True))
         with event_span("grader.grade", done, case_id=done.case.id):
             return await self._grade(done)
 
@@ -46,6 +49,7 @@ class GraderService:
         return TrialGraded(
             event_id=f"trial.graded:{done.trial_id}",
             run_id=done.run_id,
+            project=done.project,
             trial_id=done.trial_id,
             case_id=done.case.id,
             trial_index=done.trial_index,
@@ -73,6 +77,7 @@ class GraderService:
         return TrialGraded(
             event_id=f"trial.graded:{done.trial_id}",
             run_id=done.run_id,
+            project=done.project,
             trial_id=done.trial_id,
             case_id=done.case.id,
             trial_index=done.trial_index,

@@ -85,7 +85,7 @@ class MetricsComponent:
         if self._transcripts_target and self.settings.mlflow_max_traces > 0:
             try:
                 transcripts, total = await fetch_transcripts(
-                    self._transcripts_target, summary.run_id, self.settings.mlflow_max_traces
+                    self._transcripts_target, summary.run_id, self.settings.mlflow_max_traces, self.common
                 )
             except Exception:
                 log.warning("could not fetch transcripts for MLflow", extra={"run_id": summary.run_id})
@@ -97,7 +97,9 @@ class MetricsComponent:
         await self.engine.dispose()
 
 
-async def fetch_transcripts(target: str, run_id: str, limit: int) -> tuple[list[dict], int]:
+async def fetch_transcripts(
+    target: str, run_id: str, limit: int, common: CommonSettings | None = None
+) -> tuple[list[dict], int]:
     """Up to ``limit`` of the run's stored transcripts, and how many trials the run has.
 
     Each transcript is a trace dict with its case id and trial id (in ``metadata``), its
@@ -107,7 +109,7 @@ async def fetch_transcripts(target: str, run_id: str, limit: int) -> tuple[list[
     from agenteval.runtime.grpc_server import channel
     from agenteval.v1 import transcripts_pb2, transcripts_pb2_grpc
 
-    async with channel(target) as ch:
+    async with common.channel(target) if common is not None else channel(target) as ch:
         stub = transcripts_pb2_grpc.TranscriptServiceStub(ch)
         resp = await stub.ListTrials(transcripts_pb2.ListTrialsRequest(run_id=run_id, limit=limit))
     out = []

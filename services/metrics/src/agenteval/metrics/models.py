@@ -34,4 +34,5 @@ runs = Table(
     Column("completed", Boolean, nullable=False),
     # {case_id: trials} from run.submitted; NULL for runs recorded before plans were kept.
     Column("plan_json", Text, nullable=True),
+    Column("project", String(64), nullable=False, default="default"),
 )

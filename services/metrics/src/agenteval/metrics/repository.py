@@ -49,6 +49,7 @@ class MetricsRepository:
                 "agent": g.agent,
                 "trials_total": g.trials_total,
                 "completed": False,
+                "project": g.project,
             }
             for g in graded
         }
@@ -58,7 +59,13 @@ class MetricsRepository:
         return rows
 
     async def record_plan(
-        self, run_id: str, suite: str, agent_version: str, agent: str, plan: dict[str, int]
+        self,
+        run_id: str,
+        suite: str,
+        agent_version: str,
+        agent: str,
+        plan: dict[str, int],
+        project: str = "default",
     ) -> None:
         """Keep what the run will have (from run.submitted); idempotent."""
         row = {
@@ -69,6 +76,7 @@ class MetricsRepository:
             "trials_total": sum(plan.values()),
             "completed": False,
             "plan_json": json.dumps(plan),
+            "project": project,
         }
         async with self.engine.begin() as conn:
             await conn.execute(insert_ignore(self.engine, runs), [row])

@@ -85,7 +85,9 @@ class MetricsService:
         """Keep each run's plan: what it will have, so nothing else is counted in it."""
         for ev in submitted:
             plan = run_plan(ev)
-            await self.repo.record_plan(ev.run_id, ev.suite.name, ev.agent_version, ev.agent, plan)
+            await self.repo.record_plan(
+                ev.run_id, ev.suite.name, ev.agent_version, ev.agent, plan, ev.project
+            )
             self._plans[ev.run_id] = plan
 
     async def _planned(self, graded: Sequence[TrialGraded], wait_for_plan: bool) -> list[TrialGraded]:
@@ -177,13 +179,14 @@ class MetricsService:
                 size = 0
             chunks[-1].append(result)
             size += weight
-        subject = self.subjects.run_reported("", first.suite, first.agent_version, run_id)
+        subject = self.subjects.run_reported(first.project, first.suite, first.agent_version, run_id)
         events = [
             RunReported(
                 # The same batch redelivered is the same message: JetStream drops the copy.
                 event_id=f"run.reported:{run_id}:trials:{_digest(r.trial_id for r in chunk)}",
                 kind="trials",
                 run_id=run_id,
+                project=first.project,
                 suite=first.suite,
                 agent_version=first.agent_version,
                 trials=chunk,
@@ -220,17 +223,20 @@ class MetricsService:
 
     async def complete(self, run_id: str) -> RunSummary:
         summary = await self.summary(run_id)
+        meta = await self.repo.run_meta(run_id)
+        project = str(meta["project"]) if meta and meta.get("project") else "default"
         await self.publish(
             self.subjects.run_completed,
             [RunCompleted(event_id=f"run.completed:{run_id}", run_id=run_id, summary=summary)],
         )
         await self.publish(
-            self.subjects.run_reported("", summary.suite, summary.agent_version, run_id),
+            self.subjects.run_reported(project, summary.suite, summary.agent_version, run_id),
             [
                 RunReported(
                     event_id=f"run.reported:{run_id}:completed",
                     kind="completed",
                     run_id=run_id,
+                    project=project,
                     suite=summary.suite,
                     agent_version=summary.agent_version,
                     trials_total=summary.trials,

@@ -19,8 +19,9 @@ from agenteval.runner.grpc_api import RunServicer
 from agenteval.runner.repository import RunRepository
 from agenteval.runner.service import RunnerService, StoredSuite
 from agenteval.runner.settings import RunnerSettings
+from agenteval.runtime.auth import PROJECT_HEADER
 from agenteval.runtime.bus import connection_of, publish_many
-from agenteval.runtime.grpc_server import GrpcServer, channel
+from agenteval.runtime.grpc_server import GrpcServer
 from agenteval.runtime.host import ServiceHost
 from agenteval.runtime.results import Reported, read_reports
 from agenteval.runtime.run_windows import RunWindows
@@ -44,15 +45,15 @@ log = logging.getLogger("agenteval.runner")
 class SavedEvalCheck:
     """Whether a saved eval exists, asked of the eval generator (GetEval) when a run is submitted."""
 
-    def __init__(self, target: str, timeout_s: float) -> None:
-        self.channel = channel(target)
+    def __init__(self, target: str, timeout_s: float, common: CommonSettings) -> None:
+        self.channel = common.channel(target)
         self.stub = eval_generator_pb2_grpc.EvalGeneratorServiceStub(self.channel)
         self.timeout_s = timeout_s
 
-    async def __call__(self, name: str, version: int) -> None:
+    async def __call__(self, name: str, version: int, project: str) -> None:
         request = eval_generator_pb2.GetEvalRequest(name=name, version=version)
         try:
-            await self.stub.GetEval(request, timeout=self.timeout_s)
+            await self.stub.GetEval(request, timeout=self.timeout_s, metadata=((PROJECT_HEADER, project),))
         except grpc.aio.AioRpcError as exc:
             if exc.code() == grpc.StatusCode.NOT_FOUND:
                 raise NotFound(exc.details() or f"no saved eval {name!r}") from None
@@ -65,16 +66,20 @@ class SavedEvalCheck:
 class StoredSuites:
     """Stored suite versions, asked of the suite store (GetSuite) when a run names one."""
 
-    def __init__(self, target: str, timeout_s: float) -> None:
+    def __init__(self, target: str, timeout_s: float, common: CommonSettings) -> None:
         self.target = target
-        self.channel = channel(target)
+        self.channel = common.channel(target)
         self.stub = suites_pb2_grpc.SuiteServiceStub(self.channel)
         self.timeout_s = timeout_s
 
-    async def __call__(self, name: str, version: str) -> StoredSuite:
+    async def __call__(self, name: str, version: str, project: str) -> StoredSuite:
         request = suites_pb2.GetSuiteRequest(name=name, version=version)
         try:
-            found = (await self.stub.GetSuite(request, timeout=self.timeout_s)).version
+            found = (
+                await self.stub.GetSuite(
+                    request, timeout=self.timeout_s, metadata=((PROJECT_HEADER, project),)
+                )
+            ).version
         except grpc.aio.AioRpcError as exc:
             if exc.code() == grpc.StatusCode.NOT_FOUND:
                 raise NotFound(exc.details() or f"no stored suite {name!r}") from None
@@ -154,10 +159,10 @@ class RunnerComponent:
                 host.grpc.address,
             )
         target = self.settings.evalgen_addr or host.target
-        self.saved_evals = SavedEvalCheck(target, self.settings.evalgen_timeout_s)
+        self.saved_evals = SavedEvalCheck(target, self.settings.evalgen_timeout_s, self.common)
         self.service.saved_evals = self.saved_evals
         self.stored_suites = StoredSuites(
-            self.settings.suites_addr or host.target, self.settings.suites_timeout_s
+            self.settings.suites_addr or host.target, self.settings.suites_timeout_s, self.common
         )
         self.service.stored_suites = self.stored_suites
         self._watchdog = asyncio.create_task(self._watch_runs(), name="runner watchdog")

@@ -6,11 +6,12 @@ from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from typing import Any
 
 from agenteval.contracts import pb
-from agenteval.contracts.errors import InvalidArgument
+from agenteval.contracts.errors import InvalidArgument, PermissionDenied
 from agenteval.contracts.events import RunCompleted
 from agenteval.contracts.pb import reported_to_pb, summary_to_pb
 from agenteval.runner.repository import RunRecord
 from agenteval.runner.service import RunnerService, SubmitRunInput
+from agenteval.runtime import auth
 from agenteval.runtime.results import Reported
 from agenteval.v1 import runner_pb2, runner_pb2_grpc
 
@@ -68,6 +69,7 @@ class RunServicer(runner_pb2_grpc.RunServiceServicer):
             request.agent_version or None,
             request.limit or 50,
             suite_version=version or None,
+            projects=auth.current().visible,
         )
         return runner_pb2.ListRunsResponse(runs=[run_to_pb(r) for r in recs])
 
@@ -119,6 +121,10 @@ class RunServicer(runner_pb2_grpc.RunServiceServicer):
     async def WatchRuns(
         self, request: runner_pb2.WatchRunsRequest, context: Any
     ) -> AsyncIterator[runner_pb2.WatchRunResponse]:
+        caller = auth.current()
+        if request.project and not caller.sees(request.project):
+            raise PermissionDenied(f"this token may not use project {request.project!r}")
+        visible = frozenset({request.project}) if request.project else caller.visible
         subject = self.service.subjects.run_reported_filter(
             project=request.project or None,
             suite=request.suite or None,
@@ -132,6 +138,8 @@ class RunServicer(runner_pb2_grpc.RunServiceServicer):
                 if item is None:
                     continue
                 ev = item.event
+                if visible is not None and (ev.project or "default") not in visible:
+                    continue
                 run_seen = seen.setdefault(ev.run_id, set())
                 fresh = [t for t in ev.trials if t.trial_id not in run_seen]
                 run_seen.update(t.trial_id for t in fresh)
@@ -158,6 +166,7 @@ class RunServicer(runner_pb2_grpc.RunServiceServicer):
             passes=rec.passes,
             suite=rec.suite,
             agent_version=rec.agent_version,
+            project=rec.project,
             reason=rec.error or "",
         )
         if rec.summary is not None:
@@ -186,6 +195,10 @@ class RunServicer(runner_pb2_grpc.RunServiceServicer):
     async def ListWebhookDeliveries(
         self, request: runner_pb2.ListWebhookDeliveriesRequest, context: Any
     ) -> runner_pb2.ListWebhookDeliveriesResponse:
+        if request.run_id:
+            request.run_id = (await self.service.get(request.run_id)).run_id  # the caller's run
+        else:
+            auth.current().require_admin("listing every run's webhook deliveries (give a run)")
         hooks = self.service.webhooks
         rows = await hooks.deliveries(request.run_id, request.limit) if hooks is not None else []
         return runner_pb2.ListWebhookDeliveriesResponse(

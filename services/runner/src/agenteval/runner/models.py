@@ -29,6 +29,7 @@ runs = Table(
     Column("suite_version", String(64), nullable=False, default="", index=True),
     Column("suite_version_number", Integer, nullable=False, default=0),
     Column("tags_json", Text, nullable=False, default="[]"),
+    Column("project", String(64), nullable=False, default="default", index=True),
 )
 
 webhook_deliveries = Table(

@@ -42,6 +42,7 @@ class RunRecord:
     """The version's number in the suite store (0: the suite was sent inline)."""
     tags_json: str = "[]"
     """The tags the run was limited to."""
+    project: str = "default"
 
     @property
     def tags(self) -> list[str]:
@@ -71,6 +72,7 @@ class RunRecord:
                 "suite_version": self.suite_version,
                 "suite_version_number": self.suite_version_number,
                 "tags": self.tags,
+                "project": self.project,
             }
         )
 
@@ -88,18 +90,17 @@ class RunRepository:
             row = (await conn.execute(select(runs).where(runs.c.run_id == run_id))).mappings().first()
         return RunRecord(**row) if row else None
 
-    async def ids_starting(self, prefix: str, limit: int = 6) -> list[str]:
-        """Run ids that begin with ``prefix`` (taken literally), at most ``limit``."""
+    async def ids_starting(
+        self, prefix: str, limit: int = 6, projects: frozenset[str] | None = None
+    ) -> list[str]:
+        """Run ids that begin with ``prefix`` (taken literally), at most ``limit``, of
+        ``projects`` (None: any)."""
         escaped = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        q = select(runs.c.run_id).where(runs.c.run_id.like(f"{escaped}%", escape="\\"))
+        if projects is not None:
+            q = q.where(runs.c.project.in_(sorted(projects)))
         async with self.engine.connect() as conn:
-            rows = (
-                await conn.execute(
-                    select(runs.c.run_id)
-                    .where(runs.c.run_id.like(f"{escaped}%", escape="\\"))
-                    .order_by(runs.c.run_id)
-                    .limit(limit)
-                )
-            ).all()
+            rows = (await conn.execute(q.order_by(runs.c.run_id).limit(limit))).all()
         return [r[0] for r in rows]
 
     async def by_request_id(self, request_id: str) -> RunRecord | None:
@@ -122,8 +123,11 @@ class RunRepository:
         limit: int = 50,
         completed_only: bool = False,
         suite_version: str | None = None,
+        projects: frozenset[str] | None = None,
     ) -> list[RunRecord]:
         q = select(runs).order_by(runs.c.created_at.desc()).limit(max(1, min(limit, 1000)))
+        if projects is not None:
+            q = q.where(runs.c.project.in_(sorted(projects)))
         if suite_version:
             q = q.where(runs.c.suite_version.startswith(suite_version, autoescape=True))
         if suite:

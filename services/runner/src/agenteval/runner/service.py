@@ -40,6 +40,7 @@ from agenteval.runner.executor import fit_trace, fits_bus, trial_seed, unseriali
 from agenteval.runner.repository import RunRecord, RunRepository
 from agenteval.runner.settings import RunnerSettings
 from agenteval.runner.trials import TrialRunner
+from agenteval.runtime import auth
 from agenteval.runtime.coalesce import Coalescer
 from agenteval.suites import SuiteError, filter_cases, parse_ref, suite_digest, validate_suite
 
@@ -52,11 +53,11 @@ log = logging.getLogger("agenteval.runner")
 
 Publisher = Callable[[str, Sequence[Event]], Awaitable[None]]
 
-StoredSuiteLookup = Callable[[str, str], Awaitable["StoredSuite"]]
+StoredSuiteLookup = Callable[[str, str, str], Awaitable["StoredSuite"]]
 """Fetches stored suite NAME at VERSION ("" for the current one) from the suite store: raises
 NotFound / InvalidArgument as the store does, Unavailable when it cannot be reached."""
 
-SavedEvalLookup = Callable[[str, int], Awaitable[None]]
+SavedEvalLookup = Callable[[str, int, str], Awaitable[None]]
 """Checks that saved eval NAME exists (at VERSION, 0 for the newest): raises NotFound when it
 does not, anything else when the eval generator cannot say."""
 
@@ -141,7 +142,7 @@ class RunnerService:
     stored_suites: StoredSuiteLookup | None = None
     """Fetches stored suites from the suite store (None: only inline suites can run)."""
 
-    async def _suite_of(self, inp: SubmitRunInput) -> tuple[Suite, str, int]:
+    async def _suite_of(self, inp: SubmitRunInput, project: str) -> tuple[Suite, str, int]:
         """The suite to run, its version digest (of the whole suite, before any tag filter) and its
         number in the suite store (0 when sent inline)."""
         if inp.suite is not None and inp.suite_ref:
@@ -153,7 +154,7 @@ class RunnerService:
         ref = parse_ref(inp.suite_ref, "suite_ref")
         if self.stored_suites is None:
             raise Unavailable("this runner has no suite store to take stored suites from")
-        stored = await self.stored_suites(ref.name, ref.version)
+        stored = await self.stored_suites(ref.name, ref.version, project)
         return stored.suite, stored.digest, stored.version
 
     async def submit(self, inp: SubmitRunInput) -> RunRecord:
@@ -161,7 +162,8 @@ class RunnerService:
             existing = await self.repo.by_request_id(inp.request_id)
             if existing is not None:
                 return existing
-        whole, digest, number = await self._suite_of(inp)
+        project = auth.current().project
+        whole, digest, number = await self._suite_of(inp, project)
         try:
             validate_suite(whole)
             suite = filter_cases(whole, inp.tags)
@@ -194,7 +196,7 @@ class RunnerService:
                 f"the suite is {size:,} bytes as JSON; a run carries at most {self.settings.max_suite_bytes:,} "
                 "(AGENTEVAL_RUNNER_MAX_SUITE_BYTES): split it, or keep large data out of the cases"
             )
-        await self._check_saved_evals(suite)
+        await self._check_saved_evals(suite, project)
         seed = inp.seed or secrets.randbelow(2**31 - 1) + 1
         total = sum(suite.trials_for(c, inp.k) for c in suite.cases)
         rec = RunRecord(
@@ -219,6 +221,7 @@ class RunnerService:
             suite_version=digest,
             suite_version_number=number,
             tags_json=json.dumps(sorted(set(inp.tags))),
+            project=project,
         )
         await self.repo.insert(rec)
         try:
@@ -238,6 +241,7 @@ class RunnerService:
         event = RunSubmitted(
             event_id=f"run.submitted:{rec.run_id}",
             run_id=rec.run_id,
+            project=rec.project,
             suite=suite,
             agent=agent,
             agent_version=rec.agent_version,
@@ -253,12 +257,13 @@ class RunnerService:
     async def _report(self, rec: RunRecord, kind: ReportKind, reason: str = "") -> None:
         """A step of the run's result stream (WatchRun) that the runner knows first."""
         await self.publish(
-            self.subjects.run_reported("", rec.suite, rec.agent_version, rec.run_id),
+            self.subjects.run_reported(rec.project, rec.suite, rec.agent_version, rec.run_id),
             [
                 RunReported(
                     event_id=f"run.reported:{rec.run_id}:{kind}",
                     kind=kind,
                     run_id=rec.run_id,
+                    project=rec.project,
                     suite=rec.suite,
                     agent_version=rec.agent_version,
                     trials_total=rec.trials_total,
@@ -269,7 +274,7 @@ class RunnerService:
             ],
         )
 
-    async def _check_saved_evals(self, suite: Suite) -> None:
+    async def _check_saved_evals(self, suite: Suite, project: str) -> None:
         """Reject a suite that grades with a saved eval that does not exist, rather than fail the
         grade of every trial. When the eval generator cannot say, the run goes on: its grades will."""
         if self.saved_evals is None:
@@ -284,7 +289,7 @@ class RunnerService:
             match = SAVED_EVAL.match(grader)
             assert match is not None
             try:
-                await self.saved_evals(match.group(1), int(match.group(2) or 0))
+                await self.saved_evals(match.group(1), int(match.group(2) or 0), project)
             except NotFound as exc:
                 shown = ", ".join(repr(c) for c in cases[:5])
                 more = f" and {len(cases) - 5} more" if len(cases) > 5 else ""
@@ -323,6 +328,7 @@ class RunnerService:
                     TrialRequested(
                         event_id=f"trial.requested:{tid}",
                         run_id=ev.run_id,
+                        project=ev.project,
                         trial_id=tid,
                         case=case,
                         graders=graders,
@@ -629,10 +635,15 @@ class RunnerService:
         return rec
 
     async def _by_id_or_prefix(self, ref: str) -> RunRecord | None:
+        """The run ``ref`` names among those the caller may see (another project's run looks
+        missing)."""
+        caller = auth.current()
         rec = await self.repo.get(ref)
+        if rec is not None and not caller.sees(rec.project):
+            rec = None
         if rec is not None or len(ref) < MIN_ID_PREFIX:
             return rec
-        ids = await self.repo.ids_starting(ref)
+        ids = await self.repo.ids_starting(ref, projects=caller.projects)
         if len(ids) > 1:
             shown = ", ".join(ids[:5]) + (", ..." if len(ids) > 5 else "")
             raise InvalidArgument(
@@ -646,7 +657,9 @@ class RunnerService:
         rec = await self._by_id_or_prefix(ref)
         if rec is not None:
             return rec
-        found = await self.repo.list(suite=suite, agent_version=ref, limit=1, completed_only=True)
+        found = await self.repo.list(
+            suite=suite, agent_version=ref, limit=1, completed_only=True, projects=auth.current().visible
+        )
         if not found:
             where = f" of suite {suite!r}" if suite else ""
             raise NotFound(f"no run with id {ref!r} and no completed run{where} with agent version {ref!r}")
@@ -658,6 +671,7 @@ def completed_event(req: TrialRequested, trace: Trace, full: TraceRef | None) ->
     return TrialCompleted(
         event_id=f"trial.completed:{req.trial_id}",
         run_id=req.run_id,
+        project=req.project,
         trial_id=req.trial_id,
         case=req.case,
         graders=req.graders,

@@ -28,6 +28,7 @@ suites = Table(
     Column("current_version", Integer, nullable=False),
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("updated_at", DateTime(timezone=True), nullable=False),
+    Column("project", String(64), nullable=False, default="default"),
 )
 
 versions = Table(

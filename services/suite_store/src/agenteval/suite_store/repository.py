@@ -85,13 +85,15 @@ class SuiteRepository:
         create: bool,
         update_existing: bool,
         expected_version: int = 0,
+        project: str = "default",
     ) -> tuple[VersionRow, bool, int]:
         """Make ``new`` the suite's current version: (that version, whether it was stored now,
-        the version current before, 0 if none). All of it in one transaction, or nothing."""
+        the version current before, 0 if none). All of it in one transaction, or nothing. A
+        suite created now belongs to ``project``."""
         for attempt in range(ATTEMPTS):
             try:
                 async with self.engine.begin() as conn:
-                    return await self._store(conn, new, create, update_existing, expected_version)
+                    return await self._store(conn, new, create, update_existing, expected_version, project)
             except IntegrityError:
                 # Another writer created the suite or stored a version at the same moment: look again.
                 if attempt == ATTEMPTS - 1:
@@ -99,7 +101,13 @@ class SuiteRepository:
         raise AssertionError("unreachable")
 
     async def _store(
-        self, conn: AsyncConnection, new: NewVersion, create: bool, update_existing: bool, expected: int
+        self,
+        conn: AsyncConnection,
+        new: NewVersion,
+        create: bool,
+        update_existing: bool,
+        expected: int,
+        project: str = "default",
     ) -> tuple[VersionRow, bool, int]:
         now = datetime.now(UTC)
         suite = (
@@ -111,7 +119,9 @@ class SuiteRepository:
             if expected:
                 raise Conflict(f"suite {new.name!r} has no version {expected}: it does not exist")
             await conn.execute(
-                insert(suites).values(name=new.name, current_version=1, created_at=now, updated_at=now)
+                insert(suites).values(
+                    name=new.name, current_version=1, created_at=now, updated_at=now, project=project
+                )
             )
             previous = 0
         else:
@@ -247,7 +257,14 @@ class SuiteRepository:
             ).all()
         return [_version(r, current) for r in rows]
 
-    async def list_suites(self, tag: str, limit: int) -> list[SuiteRow]:
+    async def project_of(self, name: str) -> str | None:
+        """The project suite ``name`` belongs to (None: no such suite)."""
+        async with self.engine.connect() as conn:
+            return (await conn.execute(select(suites.c.project).where(suites.c.name == name))).scalar()
+
+    async def list_suites(
+        self, tag: str, limit: int, projects: frozenset[str] | None = None
+    ) -> list[SuiteRow]:
         counts = select(versions.c.name, func.count().label("n")).group_by(versions.c.name).subquery("counts")
         q = (
             select(
@@ -267,6 +284,8 @@ class SuiteRepository:
         )
         if tag:
             q = q.where(versions.c.tags_json.contains(json.dumps(tag), autoescape=True))
+        if projects is not None:
+            q = q.where(suites.c.project.in_(sorted(projects)))
         async with self.engine.connect() as conn:
             rows = (await conn.execute(q)).all()
         return [

@@ -6,8 +6,9 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from agenteval.contracts.errors import InvalidArgument, NotFound
+from agenteval.contracts.errors import AlreadyExists, InvalidArgument, NotFound
 from agenteval.contracts.suite import GraderSpec, Suite
+from agenteval.runtime import auth
 from agenteval.suite_store import instruments
 from agenteval.suite_store.repository import NewVersion, SuiteRepository, SuiteRow, VersionRow
 from agenteval.suite_store.settings import SuiteStoreSettings
@@ -96,9 +97,19 @@ class SuiteStore:
         )
 
     # -- writing -------------------------------------------------------------------------
+    async def _visible(self, name: str) -> None:
+        """NotFound for another project's suite (it looks missing)."""
+        owner = await self.repo.project_of(name)
+        if owner is not None and not auth.current().sees(owner):
+            raise NotFound(f"no stored suite {name!r}")
+
     async def create(self, text: str) -> VersionRow:
+        new = self.new_version(self.parse(text))
+        owner = await self.repo.project_of(new.name)
+        if owner is not None and not auth.current().sees(owner):
+            raise AlreadyExists(f"the suite name {new.name!r} is taken (names are unique on this server)")
         row, _, _ = await self.repo.store(
-            self.new_version(self.parse(text)), create=True, update_existing=False
+            new, create=True, update_existing=False, project=auth.current().project
         )
         instruments.VERSIONS_STORED.inc()
         return row
@@ -116,11 +127,17 @@ class SuiteStore:
                 f"suite_yaml: name: the content is suite {suite.name!r}, the request updates {name!r} "
                 "(a suite is not renamed: create one under the new name)"
             )
+        owner = await self.repo.project_of(name)
+        if owner is not None and not auth.current().sees(owner):
+            if not allow_missing:
+                raise NotFound(f"no stored suite {name!r}")
+            raise AlreadyExists(f"the suite name {name!r} is taken (names are unique on this server)")
         row, new, previous = await self.repo.store(
             self.new_version(suite),
             create=allow_missing,
             update_existing=True,
             expected_version=expected_version,
+            project=auth.current().project,
         )
         if new:
             instruments.VERSIONS_STORED.inc()
@@ -128,6 +145,7 @@ class SuiteStore:
 
     async def delete(self, name: str) -> int:
         check_stored_name(name, "name")
+        await self._visible(name)
         return await self.repo.delete(name)
 
     # -- reading -------------------------------------------------------------------------
@@ -137,6 +155,7 @@ class SuiteStore:
         check_stored_name(name, f"{prefix}name")
         version = version.strip().lower()
         check_version(version, f"{prefix}version")
+        await self._visible(name)
         if not version:
             found = await self.repo.find_versions(name)
         elif version.lstrip("v").isdigit() and len(version.lstrip("v")) <= 6:
@@ -166,10 +185,11 @@ class SuiteStore:
     async def suites(self, tag: str = "", limit: int = 0) -> list[SuiteRow]:
         if "\x00" in tag:
             raise InvalidArgument("tag: contains a NUL byte")
-        return await self.repo.list_suites(tag, _limit(limit))
+        return await self.repo.list_suites(tag, _limit(limit), auth.current().visible)
 
     async def versions(self, name: str, limit: int = 0) -> list[VersionRow]:
         check_stored_name(name, "name")
+        await self._visible(name)
         return await self.repo.list_versions(name, _limit(limit))
 
     async def diff(

@@ -9,7 +9,7 @@ class SuiteStoreSettings(BaseSettings):
 
     database_url: str | None = None
     """The store's own database (defaults to the shared one)."""
-    grpc_address: str = "0.0.0.0:50056"
+    grpc_address: str = "127.0.0.1:50056"
     """Where SuiteService listens when the store runs alone."""
     max_suite_bytes: int = Field(default=8 * 1024 * 1024, ge=1024)
     """Largest suite text accepted (UTF-8 bytes)."""

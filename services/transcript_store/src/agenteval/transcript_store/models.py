@@ -18,6 +18,7 @@ trials = Table(
     Column("score", Float, nullable=True),
     Column("grades_json", Text, nullable=True),
     Column("created_at", DateTime(timezone=True), nullable=False),
+    Column("project", String(64), nullable=False, default="default"),
 )
 
 datasets = Table(
@@ -27,6 +28,7 @@ datasets = Table(
     Column("version", Integer, nullable=False),
     Column("created_at", DateTime(timezone=True), nullable=False),
     Column("updated_at", DateTime(timezone=True), nullable=False),
+    Column("project", String(64), nullable=False, default="default"),
 )
 
 traces = Table(

@@ -7,10 +7,11 @@ import asyncio
 import json
 from typing import Any, cast
 
-from agenteval.contracts.errors import InvalidArgument, NotFound
+from agenteval.contracts.errors import AlreadyExists, InvalidArgument, NotFound
 from agenteval.contracts.events import GradeRecord, TrialCompleted, TrialGraded
 from agenteval.contracts.records import ImportReport, TraceInfo, TrialRecord
 from agenteval.contracts.trace import Trace
+from agenteval.runtime import auth
 from agenteval.transcript_store.repository import DatasetRepository, TranscriptRepository
 from agenteval.transcript_store.repository.datasets import check_dataset_name
 
@@ -66,7 +67,7 @@ class TranscriptService:
 
     async def trial(self, trial_id: str) -> TrialRecord:
         row = await self.repo.get_trial(trial_id)
-        if row is None or row["trace_json"] is None:
+        if row is None or row["trace_json"] is None or not auth.current().sees(row.get("project")):
             raise NotFound(f"no stored trial {trial_id!r}")
         return trial_record(row)
 
@@ -79,7 +80,9 @@ class TranscriptService:
         offset: int,
         with_traces: bool = True,
     ) -> tuple[list[TrialRecord], int]:
-        rows, total = await self.repo.list_trials(run_id, case_id, status, limit, offset)
+        rows, total = await self.repo.list_trials(
+            run_id, case_id, status, limit, offset, projects=auth.current().projects
+        )
         return [trial_record(r, with_traces) for r in rows], total
 
     # -- imported traces and labels ------------------------------------------------------
@@ -89,9 +92,17 @@ class TranscriptService:
         if len(data) > MAX_IMPORT_BYTES:
             raise InvalidArgument(f"import larger than {MAX_IMPORT_BYTES // 2**20} MiB: split the file")
         check_dataset_name(dataset)
+        caller = auth.current()
+        owner = await self.datasets.project_of(dataset)
+        if owner is not None and not caller.sees(owner):
+            raise AlreadyExists(
+                f"dataset name {dataset!r} is taken (names are unique on this server): choose another"
+            )
         # The client's format name as given: import_traces rejects unknown ones (UnknownTraceFormat).
         result = await asyncio.to_thread(import_traces, data, cast("ImportFormat", fmt))
-        imported, duplicates, version = await self.datasets.import_traces(dataset, result.traces)
+        imported, duplicates, version = await self.datasets.import_traces(
+            dataset, result.traces, owner or caller.project
+        )
         return ImportReport(
             dataset=dataset,
             dataset_version=version,
@@ -112,12 +123,21 @@ class TranscriptService:
         agent: str | None,
         with_traces: bool,
     ) -> tuple[list[TraceInfo], int]:
+        await self._visible(dataset)
         rows, total = await self.datasets.list(dataset, label, limit, offset, trace_ids, labeled_only, agent)
         version = await self.datasets.version(dataset)
         return [trace_info(r, version, with_traces) for r in rows], total
 
+    async def _visible(self, dataset: str) -> None:
+        """NotFound for a dataset that does not exist, or is another project's."""
+        owner = await self.datasets.project_of(dataset)
+        if owner is None or not auth.current().sees(owner):
+            raise NotFound(f"no dataset {dataset!r}")
+
     async def trace(self, dataset: str, trace_id: str) -> tuple[TraceInfo, Trace]:
         row = await self.datasets.get(dataset, trace_id)
+        if row is not None and not auth.current().sees(await self.datasets.project_of(row["dataset"])):
+            row = None
         if row is None:
             raise NotFound(f"no trace {trace_id!r}" + (f" in dataset {dataset!r}" if dataset else ""))
         return trace_info(row), Trace.model_validate_json(row["trace_json"])
@@ -125,5 +145,6 @@ class TranscriptService:
     async def label(
         self, dataset: str, trace_id: str, label: str, comment: str | None, rater: str | None
     ) -> TraceInfo:
+        await self._visible(dataset)
         row = await self.datasets.label(dataset, trace_id, label, comment, rater)
         return trace_info(row, await self.datasets.version(dataset))

@@ -60,6 +60,7 @@ def run_to_pb(r: RunInfo) -> runner_pb2.Run:
         suite_version=r.suite_version,
         suite_version_number=r.suite_version_number,
         tags=r.tags,
+        project=r.project,
     )
     if r.summary is not None:
         msg.summary.CopyFrom(summary_to_pb(r.summary))
@@ -83,6 +84,7 @@ def run_from_pb(m: runner_pb2.Run) -> RunInfo:
         suite_version=m.suite_version,
         suite_version_number=m.suite_version_number,
         tags=list(m.tags),
+        project=m.project or "default",
     )
 
 

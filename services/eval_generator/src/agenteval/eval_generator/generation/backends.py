@@ -13,7 +13,9 @@ from agenteval.contracts.errors import InvalidArgument, NotFound, Unavailable
 from agenteval.contracts.records import LabeledTrace
 from agenteval.contracts.trace import Trace
 from agenteval.eval_generator.service import Labeled
+from agenteval.runtime import auth
 from agenteval.runtime.grpc_server import channel
+from agenteval.runtime.settings import CommonSettings
 from agenteval.v1 import grader_pb2, grader_pb2_grpc, transcripts_pb2, transcripts_pb2_grpc
 
 
@@ -33,17 +35,28 @@ def _as_contract_errors(what: str) -> Iterator[None]:
         raise
 
 
+def _project() -> tuple[tuple[str, str], ...]:
+    """The project the current request or job acts in, for the call to another service."""
+    return ((auth.PROJECT_HEADER, auth.current().project),)
+
+
 class GrpcBackends:
-    def __init__(self, transcripts_target: str, grader_target: str) -> None:
-        self.transcripts = transcripts_pb2_grpc.TranscriptServiceStub(channel(transcripts_target))
-        self.grader = grader_pb2_grpc.GraderServiceStub(channel(grader_target))
+    def __init__(
+        self, transcripts_target: str, grader_target: str, common: CommonSettings | None = None
+    ) -> None:
+        def connect(target: str) -> grpc.aio.Channel:
+            return common.channel(target) if common is not None else channel(target)
+
+        self.transcripts = transcripts_pb2_grpc.TranscriptServiceStub(connect(transcripts_target))
+        self.grader = grader_pb2_grpc.GraderServiceStub(connect(grader_target))
 
     async def labeled_traces(self, dataset: str) -> tuple[int, list[Labeled]]:
         with _as_contract_errors("the transcript store"):
             resp = await self.transcripts.ListTraces(
                 transcripts_pb2.ListTracesRequest(
                     dataset=dataset, labeled_only=True, with_traces=True, limit=100_000
-                )
+                ),
+                metadata=_project(),
             )
         version = resp.traces[0].dataset_version if resp.traces else 0
         # The shape eval functions get when they grade a suite (with tool_calls), whatever the
@@ -56,7 +69,8 @@ class GrpcBackends:
     async def label_counts(self, dataset: str) -> tuple[int, int]:
         with _as_contract_errors("the transcript store"):
             resp = await self.transcripts.ListTraces(
-                transcripts_pb2.ListTracesRequest(dataset=dataset, labeled_only=True, limit=100_000)
+                transcripts_pb2.ListTracesRequest(dataset=dataset, labeled_only=True, limit=100_000),
+                metadata=_project(),
             )
         labels = [t.label for t in resp.traces]
         return labels.count("positive"), labels.count("negative")
@@ -74,5 +88,5 @@ class GrpcBackends:
             ],
         )
         with _as_contract_errors("the grader"):
-            resp = await self.grader.TestEvalCode(request)
+            resp = await self.grader.TestEvalCode(request, metadata=_project())
         return pb.eval_report_from_pb(resp).model_dump()

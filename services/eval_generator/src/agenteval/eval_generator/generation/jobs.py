@@ -19,10 +19,11 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from agenteval.contracts.errors import AgentEvalError, Conflict, InvalidArgument, NotFound
+from agenteval.contracts.errors import AgentEvalError, AlreadyExists, Conflict, InvalidArgument, NotFound
 from agenteval.eval_generator.repository import JobRepository, LostJob
 from agenteval.eval_generator.repository._jobs import CANCELLED, DONE, ENDED, FAILED, QUEUED
 from agenteval.eval_generator.service import EvalGenerator, GenerationRequest, Progress, Usage
+from agenteval.runtime import auth
 
 log = logging.getLogger("agenteval.eval_generator.generation.jobs")
 
@@ -142,13 +143,21 @@ class JobManager:
         """Check the request (InvalidArgument, NotFound: nothing queued) and queue a job for it."""
         if self._stopping:
             raise Conflict("the eval generator is stopping; start the job on another instance")
+        caller = auth.current()
+        owner = await self.generator().repo.project_of(req.name)
+        if owner is not None and not caller.sees(owner):
+            raise AlreadyExists(f"the eval name {req.name!r} is taken (names are unique on this server)")
         await self.generator().check(req)
-        job = await self.repo.create(uuid.uuid4().hex[:12], req.name, req.dataset, req.model_dump_json())
+        job = await self.repo.create(
+            uuid.uuid4().hex[:12], req.name, req.dataset, req.model_dump_json(), caller.project
+        )
         self._wake.set()
         return job
 
     async def get(self, job_id: str) -> dict[str, Any]:
         job = await self.repo.get(job_id) if job_id else None
+        if job is not None and not auth.current().sees(job.get("project")):
+            job = None  # another project's job looks missing
         if job is None:
             raise NotFound(f"no generation job {job_id!r}")
         return job
@@ -233,6 +242,9 @@ class JobManager:
         return done
 
     async def _run(self, job: dict[str, Any]) -> None:
+        # Everything the job asks of other services, it asks in its own project.
+        project = job.get("project") or "default"
+        auth.acting_as(auth.Caller("job", project, frozenset({project}), chosen=True))
         run = _Run(self, job)
         job_id = job["job_id"]
         try:

@@ -87,8 +87,18 @@ class EvalRepository:
             )
         raise NotFound(f"no saved eval {name!r}")
 
-    async def list(self, name: str | None = None) -> list[dict[str, Any]]:
+    async def project_of(self, name: str) -> str | None:
+        """The project eval ``name`` belongs to (None: never saved)."""
+        async with self.engine.connect() as conn:
+            found = await conn.execute(select(evals.c.project).where(evals.c.name == name).limit(1))
+            return found.scalar()
+
+    async def list(
+        self, name: str | None = None, projects: frozenset[str] | None = None
+    ) -> list[dict[str, Any]]:
         q = select(evals).order_by(evals.c.name, evals.c.version.desc())
+        if projects is not None:
+            q = q.where(evals.c.project.in_(sorted(projects)))
         if name:
             q = q.where(evals.c.name == name)
         async with self.engine.connect() as conn:

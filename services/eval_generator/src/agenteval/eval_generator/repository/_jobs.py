@@ -43,10 +43,13 @@ class JobRepository:
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
 
-    async def create(self, job_id: str, name: str, dataset: str, request_json: str) -> dict[str, Any]:
+    async def create(
+        self, job_id: str, name: str, dataset: str, request_json: str, project: str = "default"
+    ) -> dict[str, Any]:
         async with self.engine.begin() as conn:
             await conn.execute(
                 jobs.insert().values(
+                    project=project,
                     job_id=job_id,
                     name=name,
                     dataset=dataset,
@@ -65,9 +68,15 @@ class JobRepository:
         return dict(row) if row else None
 
     async def recent(
-        self, name: str | None = None, status: str | None = None, limit: int = 100
+        self,
+        name: str | None = None,
+        status: str | None = None,
+        limit: int = 100,
+        projects: frozenset[str] | None = None,
     ) -> list[dict[str, Any]]:
         q = select(jobs).order_by(jobs.c.created_at.desc(), jobs.c.job_id).limit(limit)
+        if projects is not None:
+            q = q.where(jobs.c.project.in_(sorted(projects)))
         if name:
             q = q.where(jobs.c.name == name)
         if status:
@@ -198,7 +207,12 @@ class JobRepository:
 
         Raises LostJob (and saves nothing) when the job is no longer this owner's to end."""
         async with self.engine.begin() as conn:
-            saved = await insert_version(conn, {**save_eval, "job_id": job_id}) if save_eval else None
+            saved = None
+            if save_eval:
+                project = (await conn.execute(select(jobs.c.project).where(jobs.c.job_id == job_id))).scalar()
+                saved = await insert_version(
+                    conn, {**save_eval, "job_id": job_id, "project": project or "default"}
+                )
             fields = dict(job_fields)
             if saved is not None:
                 fields["eval_version"] = saved["version"]

@@ -40,8 +40,17 @@ class DatasetRepository:
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
 
-    async def import_traces(self, dataset: str, items: Sequence[Any]) -> tuple[int, int, int]:
-        """Store imported traces; returns (imported, duplicates, dataset version)."""
+    async def project_of(self, dataset: str) -> str | None:
+        """The project a dataset belongs to (None: no such dataset)."""
+        async with self.engine.connect() as conn:
+            found = await conn.execute(select(datasets.c.project).where(datasets.c.name == dataset))
+            return found.scalar()
+
+    async def import_traces(
+        self, dataset: str, items: Sequence[Any], project: str = "default"
+    ) -> tuple[int, int, int]:
+        """Store imported traces; returns (imported, duplicates, dataset version). A new dataset
+        belongs to ``project``."""
         check_dataset_name(dataset)
         now = datetime.now(UTC)
         async with self.engine.begin() as conn:
@@ -85,7 +94,7 @@ class DatasetRepository:
                 await conn.execute(insert_ignore(self.engine, traces), new_rows)
             for trace_id, label, comment, rater in relabel:
                 await self._set_label(conn, dataset, trace_id, label, comment, rater, now)
-            version = await self._bump(conn, dataset, now, changed=bool(new_rows or relabel))
+            version = await self._bump(conn, dataset, now, changed=bool(new_rows or relabel), project=project)
         return len(new_rows), len(items) - len(new_rows), version
 
     async def _set_label(
@@ -105,10 +114,12 @@ class DatasetRepository:
         )
         return int(res.rowcount or 0)
 
-    async def _bump(self, conn: AsyncConnection, dataset: str, now: datetime, changed: bool) -> int:
+    async def _bump(
+        self, conn: AsyncConnection, dataset: str, now: datetime, changed: bool, project: str = "default"
+    ) -> int:
         await conn.execute(
             insert_ignore(self.engine, datasets),
-            [{"name": dataset, "version": 0, "created_at": now, "updated_at": now}],
+            [{"name": dataset, "version": 0, "created_at": now, "updated_at": now, "project": project}],
         )
         if changed:
             await conn.execute(

@@ -37,6 +37,7 @@ class TranscriptRepository:
                 "score": None,
                 "grades_json": None,
                 "created_at": now,
+                "project": d.project,
             }
             for d in batch
         ]
@@ -62,6 +63,7 @@ class TranscriptRepository:
                 "score": g.score,
                 "grades_json": json.dumps([gr.model_dump() for gr in g.grades]),
                 "created_at": now,
+                "project": g.project,
             }
             for g in batch
         ]
@@ -81,8 +83,11 @@ class TranscriptRepository:
         status: str | None = None,
         limit: int = 1000,
         offset: int = 0,
+        projects: frozenset[str] | None = None,
     ) -> tuple[list[dict[str, Any]], int]:
         cond = [trials.c.run_id == run_id]
+        if projects is not None:
+            cond.append(trials.c.project.in_(sorted(projects)))
         if case_id:
             cond.append(trials.c.case_id == case_id)
         if status:
