@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from agenteval.contracts.errors import PermissionDenied
+from agenteval.contracts.errors import InvalidArgument, PermissionDenied
 from agenteval.contracts.suite import Suite
 from agenteval.runner.app import RunnerComponent
 from agenteval.runner.settings import RunnerSettings
@@ -21,7 +21,8 @@ SUITE = Suite.model_validate({"name": "policy", "cases": [{"id": "a", "input": "
 async def _host(
     nats_url: str, bus_prefix: str, tmp_path: Path, address: str, **runner: object
 ) -> ServiceHost:
-    common = CommonSettings(nats_url=nats_url, bus_prefix=bus_prefix, data_dir=tmp_path)
+    # Open beyond loopback on purpose: this tests the agent policy, not the tokens.
+    common = CommonSettings(nats_url=nats_url, bus_prefix=bus_prefix, data_dir=tmp_path, allow_open=True)
     host = ServiceHost(
         [RunnerComponent(common, RunnerSettings(shared_limit=False, **runner))],
         common,
@@ -66,3 +67,40 @@ async def test_a_loopback_runner_runs_any_agent(nats_url: str, bus_prefix: str, 
             assert run.status in ("pending", "running")
     finally:
         await host.stop()
+
+
+async def test_registered_agents_run_by_name_where_their_modules_are_not_allowed(
+    nats_url: str, bus_prefix: str, tmp_path: Path
+) -> None:
+    agents = tmp_path / "agents.yaml"
+    agents.write_text('agents:\n  coin: "python:tests.agents:coin"\n  broken: "python:tests.agents:no_such_fn"\n')
+    host = await _host(nats_url, bus_prefix, tmp_path, "0.0.0.0:0", agents_file=agents)
+    try:
+        async with Client(f"127.0.0.1:{host.grpc.port}") as client:
+            with pytest.raises(PermissionDenied):  # the module itself is not allowed here
+                await client.submit(SUITE, agent="python:tests.agents:coin")
+            run = await client.submit(SUITE, agent="agent:coin", k=2)
+            assert run.agent == "agent:coin"  # the run shows the name, not the code it stands for
+            assert run.status in ("pending", "running")
+            # What the name stands for is what is checked (and run): a broken one says so at once.
+            with pytest.raises(InvalidArgument, match="no_such_fn"):
+                await client.submit(SUITE, agent="agent:broken")
+            with pytest.raises(InvalidArgument, match="registered: broken, coin"):
+                await client.submit(SUITE, agent="agent:nope")
+    finally:
+        await host.stop()
+
+
+def test_a_bad_agents_file_is_refused_at_start_up(nats_url: str, bus_prefix: str, tmp_path: Path) -> None:
+    from agenteval.runner.agents import load_registered_agents
+
+    bad = tmp_path / "agents.yaml"
+    for text, why in [
+        ("agents: []\n", "expected `agents:`"),
+        ('agents:\n  "no spaces": "python:x:y"\n', "not an agent name"),
+        ("agents:\n  a: 3\n", "agents.a: give an agent spec"),
+        ("agents: [\n", "not YAML"),
+    ]:
+        bad.write_text(text)
+        with pytest.raises(ValueError, match=why):
+            load_registered_agents(bad)

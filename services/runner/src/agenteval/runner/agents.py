@@ -18,6 +18,7 @@ import importlib
 import importlib.util
 import inspect
 import os
+import re
 import sys
 import time
 from collections.abc import Callable
@@ -200,6 +201,48 @@ def check_spec(spec: str) -> str:
             "http(s)://host/path or anthropic:MODEL"
         )
     return spec
+
+
+REGISTERED_PREFIX = "agent:"
+_AGENT_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,99}$")
+
+
+def load_registered_agents(path: Path) -> dict[str, str]:
+    """The agents an operator registered by name (a YAML file ``agents: {NAME: SPEC}``);
+    ValueError with a one-line reason when the file is wrong."""
+    import yaml
+
+    try:
+        doc = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except OSError as exc:
+        raise ValueError(f"agents file {path}: cannot read it: {exc.strerror or exc}") from None
+    except yaml.YAMLError as exc:
+        raise ValueError(f"agents file {path}: not YAML/JSON: {exc}") from None
+    agents = doc.get("agents") if isinstance(doc, dict) else None
+    if not isinstance(agents, dict) or not agents:
+        raise ValueError(f"agents file {path}: expected `agents:` mapping names to agent specs")
+    out: dict[str, str] = {}
+    for name, spec in agents.items():
+        if not isinstance(name, str) or not _AGENT_NAME.match(name):
+            raise ValueError(f"agents file {path}: {name!r} is not an agent name (letters, digits, _ . -)")
+        if not isinstance(spec, str) or not spec.strip() or spec.startswith(REGISTERED_PREFIX):
+            raise ValueError(
+                f"agents file {path}: agents.{name}: give an agent spec (python:..., grpc://...)"
+            )
+        out[name] = spec.strip()
+    return out
+
+
+def resolve_registered(spec: str, registered: dict[str, str]) -> str | None:
+    """The spec ``agent:NAME`` stands for, None when ``spec`` names no registered agent;
+    InvalidArgument for an unknown name."""
+    if not spec.startswith(REGISTERED_PREFIX):
+        return None
+    name = spec[len(REGISTERED_PREFIX) :]
+    if name in registered:
+        return registered[name]
+    known = ", ".join(sorted(registered)) or "none (AGENTEVAL_RUNNER_AGENTS_FILE is unset)"
+    raise InvalidArgument(f"agent {spec!r}: no agent registered by that name; registered: {known}")
 
 
 def check_allowed(spec: str, modules: str | None, paths: bool) -> None:

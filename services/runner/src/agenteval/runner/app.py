@@ -114,9 +114,12 @@ class RunnerComponent:
             TranscriptBucket(lambda: connection_of(self.broker), common.subjects, common.bus_replicas),
             RunWindows(lambda: connection_of(self.broker), common.subjects, common.bus_replicas),
         )
+        from agenteval.runner.agents import load_registered_agents
         from agenteval.runner.webhooks import Webhooks, load_webhooks
 
         try:
+            if self.settings.agents_file:
+                self.service.registered_agents = load_registered_agents(self.settings.agents_file)
             targets = load_webhooks(self.settings.webhooks_file) if self.settings.webhooks_file else []
         except ValueError as exc:  # a config file is checked at start-up: one line, no traceback
             raise InvalidArgument(str(exc)) from None

@@ -35,7 +35,7 @@ from agenteval.contracts.summary import RunSummary
 from agenteval.contracts.trace import Trace, TrialError
 from agenteval.grading.eval_function import SAVED_EVAL
 from agenteval.runner import instruments
-from agenteval.runner.agents import check_allowed
+from agenteval.runner.agents import check_allowed, resolve_registered
 from agenteval.runner.executor import fit_trace, fits_bus, trial_seed, unserializable
 from agenteval.runner.repository import RunRecord, RunRepository
 from agenteval.runner.settings import RunnerSettings
@@ -125,6 +125,8 @@ class RunnerService:
         self.cancelled: set[str] = set()
         self.agent_modules: str | None = settings.agent_modules if settings.agent_modules is not None else "*"
         self.agent_paths: bool = settings.agent_paths or settings.agent_modules is None
+        self.registered_agents: dict[str, str] = {}
+        """Agents the operator registered by name (``agent:NAME``), always allowed."""
         """Which python: agents callers may run (the component narrows it when it listens beyond loopback)."""
         self._progress_seen: dict[str, tuple[int, float]] = {}
         """Per active run, (trials graded, when that count was first seen) for the watchdog."""
@@ -170,8 +172,11 @@ class RunnerService:
         except SuiteError as exc:
             raise InvalidArgument(str(exc)) from None
         agent = inp.agent or suite.agent or ""
-        check_allowed(agent, self.agent_modules, self.agent_paths)
-        await self.trials.check(agent)  # fail now, with a clear reason, not in every trial
+        registered = resolve_registered(agent, self.registered_agents)
+        if registered is None:
+            check_allowed(agent, self.agent_modules, self.agent_paths)
+        runnable = registered or agent  # the run shows agent:NAME; its trials run what it stands for
+        await self.trials.check(runnable)  # fail now, with a clear reason, not in every trial
         if inp.k is not None and not 1 <= inp.k <= 1000:
             raise InvalidArgument(f"k must be between 1 and 1000, got {inp.k}")
         if inp.timeout_s is not None and not (math.isfinite(inp.timeout_s) and 0 < inp.timeout_s <= 3600):
@@ -225,7 +230,7 @@ class RunnerService:
         )
         await self.repo.insert(rec)
         try:
-            await self._announce(rec, suite, agent, inp, seed, total)
+            await self._announce(rec, suite, runnable, inp, seed, total)
         except Exception as exc:  # a run nobody will ever expand must not stay pending
             await self.repo.delete(rec.run_id)
             log.exception("run %s could not be submitted; rolled back", rec.run_id)

@@ -57,6 +57,9 @@ class RunnerSettings(BaseSettings):
     agent_paths: bool = False
     """Whether ``python:path/to/file.py:fn`` agents may be run (a path on the runner's host).
     Implied when the runner listens on loopback only and agent_modules is unset."""
+    agents_file: Path | None = None
+    """A YAML file of agents registered by name (``agents: {support: "python:acme.bot:run"}``):
+    callers run them as ``agent:support`` whatever agent_modules allows, without naming code."""
     max_suite_bytes: int = Field(default=900 * 1024, ge=1024, le=64 * 1024 * 1024)
     """The largest suite (as JSON) a run takes: its run.submitted event carries it whole, and
     the bus takes 1 MB a message by default."""
