@@ -73,7 +73,9 @@ async def test_registered_agents_run_by_name_where_their_modules_are_not_allowed
     nats_url: str, bus_prefix: str, tmp_path: Path
 ) -> None:
     agents = tmp_path / "agents.yaml"
-    agents.write_text('agents:\n  coin: "python:tests.agents:coin"\n  broken: "python:tests.agents:no_such_fn"\n')
+    agents.write_text(
+        'agents:\n  coin: "python:tests.agents:coin"\n  broken: "python:tests.agents:no_such_fn"\n'
+    )
     host = await _host(nats_url, bus_prefix, tmp_path, "0.0.0.0:0", agents_file=agents)
     try:
         async with Client(f"127.0.0.1:{host.grpc.port}") as client:
