@@ -261,6 +261,10 @@ def test_action_yml_hands_every_input_to_the_script_and_the_script_sets_every_ou
     for name in action["inputs"]:
         if name in ("python-version", "github-token"):
             continue
+        if name.startswith("agenteval-"):  # read by agent-eval itself from its environment
+            var = name.upper().replace("-", "_")
+            assert gate["env"].get(var) == f"${{{{ inputs.{name} }}}}", f"input {name} is not passed as {var}"
+            continue
         var = "INPUT_" + name.upper().replace("-", "_")
         assert gate["env"].get(var) == f"${{{{ inputs.{name} }}}}", f"input {name} is not passed as {var}"
         assert var in script, f"run.sh ignores {var}"
