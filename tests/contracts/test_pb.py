@@ -21,6 +21,7 @@ def test_summary_roundtrip() -> None:
         latency=LatencySummary(p50_ms=1.5, p95_ms=2.5, p99_ms=3.0, mean_ms=1.7, max_ms=3.1),
         errors=1,
         input_tokens=10,
+        cost_unknown_trials=2,
         output_tokens=5,
         cost_usd=0.25,
         cases=[

@@ -160,7 +160,7 @@ class TagSummary(_message.Message):
     def __init__(self, tag: _Optional[str] = ..., cases: _Optional[int] = ..., trials: _Optional[int] = ..., passes: _Optional[int] = ..., pass_rate: _Optional[float] = ..., pass_rate_low: _Optional[float] = ..., pass_rate_high: _Optional[float] = ..., pass_at_k: _Optional[_Mapping[int, float]] = ..., pass_pow_k: _Optional[_Mapping[int, float]] = ..., latency: _Optional[_Union[LatencySummary, _Mapping]] = ..., input_tokens: _Optional[int] = ..., output_tokens: _Optional[int] = ..., cost_usd: _Optional[float] = ..., grader_scores: _Optional[_Mapping[str, float]] = ...) -> None: ...
 
 class RunSummary(_message.Message):
-    __slots__ = ("run_id", "suite", "agent", "agent_version", "k", "trials", "passes", "pass_rate", "pass_at_k", "pass_pow_k", "latency", "errors", "timeouts", "input_tokens", "output_tokens", "cost_usd", "cases", "pass_rate_low", "pass_rate_high", "tags")
+    __slots__ = ("run_id", "suite", "agent", "agent_version", "k", "trials", "passes", "pass_rate", "pass_at_k", "pass_pow_k", "latency", "errors", "timeouts", "input_tokens", "output_tokens", "cost_usd", "cases", "pass_rate_low", "pass_rate_high", "tags", "cost_unknown_trials")
     class PassAtKEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -195,6 +195,7 @@ class RunSummary(_message.Message):
     PASS_RATE_LOW_FIELD_NUMBER: _ClassVar[int]
     PASS_RATE_HIGH_FIELD_NUMBER: _ClassVar[int]
     TAGS_FIELD_NUMBER: _ClassVar[int]
+    COST_UNKNOWN_TRIALS_FIELD_NUMBER: _ClassVar[int]
     run_id: str
     suite: str
     agent: str
@@ -215,4 +216,5 @@ class RunSummary(_message.Message):
     pass_rate_low: float
     pass_rate_high: float
     tags: _containers.RepeatedCompositeFieldContainer[TagSummary]
-    def __init__(self, run_id: _Optional[str] = ..., suite: _Optional[str] = ..., agent: _Optional[str] = ..., agent_version: _Optional[str] = ..., k: _Optional[int] = ..., trials: _Optional[int] = ..., passes: _Optional[int] = ..., pass_rate: _Optional[float] = ..., pass_at_k: _Optional[_Mapping[int, float]] = ..., pass_pow_k: _Optional[_Mapping[int, float]] = ..., latency: _Optional[_Union[LatencySummary, _Mapping]] = ..., errors: _Optional[int] = ..., timeouts: _Optional[int] = ..., input_tokens: _Optional[int] = ..., output_tokens: _Optional[int] = ..., cost_usd: _Optional[float] = ..., cases: _Optional[_Iterable[_Union[CaseSummary, _Mapping]]] = ..., pass_rate_low: _Optional[float] = ..., pass_rate_high: _Optional[float] = ..., tags: _Optional[_Iterable[_Union[TagSummary, _Mapping]]] = ...) -> None: ...
+    cost_unknown_trials: int
+    def __init__(self, run_id: _Optional[str] = ..., suite: _Optional[str] = ..., agent: _Optional[str] = ..., agent_version: _Optional[str] = ..., k: _Optional[int] = ..., trials: _Optional[int] = ..., passes: _Optional[int] = ..., pass_rate: _Optional[float] = ..., pass_at_k: _Optional[_Mapping[int, float]] = ..., pass_pow_k: _Optional[_Mapping[int, float]] = ..., latency: _Optional[_Union[LatencySummary, _Mapping]] = ..., errors: _Optional[int] = ..., timeouts: _Optional[int] = ..., input_tokens: _Optional[int] = ..., output_tokens: _Optional[int] = ..., cost_usd: _Optional[float] = ..., cases: _Optional[_Iterable[_Union[CaseSummary, _Mapping]]] = ..., pass_rate_low: _Optional[float] = ..., pass_rate_high: _Optional[float] = ..., tags: _Optional[_Iterable[_Union[TagSummary, _Mapping]]] = ..., cost_unknown_trials: _Optional[int] = ...) -> None: ...

@@ -82,6 +82,9 @@ class TagFigures(Figures, _TagKey):
 class RunTotals(Figures):
     """The run as a whole."""
 
+    cost_unknown_trials: int = 0
+    """Trials whose agent's tokens could not all be priced (no model named, or one missing from
+    the price table): ``cost_usd`` leaves those tokens out."""
     cases: int
     """Number of cases."""
     flaky_cases: int
@@ -346,6 +349,7 @@ def run_report(
         input_tokens=summary.input_tokens,
         output_tokens=summary.output_tokens,
         cost_usd=summary.cost_usd,
+        cost_unknown_trials=summary.cost_unknown_trials,
         errors=summary.errors,
         timeouts=summary.timeouts,
         grader_scores=_mean_scores(cases),

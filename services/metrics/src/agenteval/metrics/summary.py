@@ -82,6 +82,7 @@ def summarize(run_id: str, rows: list[dict[str, Any]], meta: dict[str, Any] | No
         input_tokens=sum(cs.input_tokens for cs in cases),
         output_tokens=sum(cs.output_tokens for cs in cases),
         cost_usd=sum(cs.cost_usd for cs in cases),
+        cost_unknown_trials=sum(1 for r in rows if not r.get("cost_known", True)),
         cases=cases,
         tags=tags,
     )
