@@ -205,6 +205,10 @@ async def test_tokens_without_a_model_are_priced_by_the_model_on_the_steps_or_sa
         unknown = await summary_of(client, trial)
         assert unknown.input_tokens == 1000 and unknown.output_tokens == 200, path
         assert unknown.cost_unknown_trials == 1 and unknown.cost_usd == 0, (path, unknown)
+        streamed = [t async for ev in client.watch(trial.run_id) for t in ev.trials]
+        assert [(t.cost_usd, t.cost_unknown) for t in streamed] == [(0.0, True)], path
+    streamed = [t async for ev in client.watch(named.run_id) for t in ev.trials]
+    assert [t.cost_unknown for t in streamed] == [False]
 
 
 async def test_the_cli_says_cost_unknown_rather_than_zero(

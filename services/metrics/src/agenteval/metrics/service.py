@@ -178,6 +178,7 @@ class MetricsService:
                 input_tokens=g.input_tokens,
                 output_tokens=g.output_tokens,
                 cost_usd=cost.usd,
+                cost_unknown=not cost.known,
                 latency_ms=g.latency_ms,
                 tags=g.tags,
                 error=g.error,
