@@ -22,3 +22,8 @@ def blocks(**arguments: Any) -> Any:
 
 
 NOT_CALLABLE = 42
+
+
+async def weather_async(city: str) -> dict[str, Any]:
+    """The same forecast from an async function (for agents that await ctx.acall_tool)."""
+    return {"city": city, "forecast": "rain" if city == "Paris" else "sun"}

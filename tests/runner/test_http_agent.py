@@ -10,6 +10,7 @@ import sys
 import threading
 from collections.abc import AsyncIterator, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -225,3 +226,23 @@ async def test_the_cli_says_cost_unknown_rather_than_zero(
     assert proc.returncode == 0, err_b.decode()
     assert "cost unknown for 1 trial ·" in out, out
     assert "$0.0000" not in out, out
+
+
+async def test_the_models_table_says_which_agent_s_cost_is_unknown(
+    stack: EmbeddedStack, agent_url: str, tmp_path: Path
+) -> None:
+    suite_file = tmp_path / "suite.json"
+    suite_file.write_text(SUITE.model_dump_json())
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "agenteval.cli", "models", str(suite_file),
+        "--agent", f"{agent_url}/usage/step-model", "--agent", f"{agent_url}/usage/none",
+        "-k", "1", "--server", stack.target,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        env={**os.environ, "COLUMNS": "200"},
+    )  # fmt: skip
+    out_b, err_b = await asyncio.wait_for(proc.communicate(), 120)
+    out = out_b.decode()
+    assert proc.returncode == 0, err_b.decode()
+    cost = next(line for line in out.splitlines() if line.lstrip().startswith("cost"))
+    priced, unknown = cost.split()[1], " ".join(cost.split()[2:])
+    assert float(priced.lstrip("$")) > 0 and unknown == "unknown for 1 trial", cost

@@ -70,3 +70,11 @@ def test_a_function_mock_is_called_with_the_arguments_and_what_it_raises_is_a_to
         ("missing", False),
     ]
     assert ctx.steps[1].error == "the weather service is down (asked ['city'])"
+
+
+async def test_an_async_function_mock_answers_awaited_calls() -> None:
+    ctx = AgentContext(tool_mocks={"weather": {"python": "tests.tool_functions:weather_async"}})
+    assert await ctx.acall_tool("weather", city="Oslo") == {"city": "Oslo", "forecast": "sun"}
+    with pytest.raises(ToolError, match="async"):
+        ctx.call_tool("weather", city="Oslo")
+    assert [s.error is None for s in ctx.steps] == [True, False]

@@ -65,6 +65,8 @@ class AgentContext:
         try:
             result = self._invoke(name, fn, arguments)
             if inspect.isawaitable(result):
+                if inspect.iscoroutine(result):
+                    result.close()  # never to be awaited
                 raise TypeError(f"tool {name!r} is async: use 'await ctx.acall_tool(...)'")
         except Exception as exc:
             raise self._failed(name, arguments, exc, started) from exc
