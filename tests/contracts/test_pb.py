@@ -34,6 +34,7 @@ def test_summary_roundtrip() -> None:
                 tags=["fast"],
                 grader_scores={"x": 0.5},
                 flaky=True,
+                cost_unknown_trials=2,
             )
         ],
         tags=[
@@ -48,6 +49,7 @@ def test_summary_roundtrip() -> None:
                 input_tokens=400,
                 output_tokens=40,
                 cost_usd=0.002,
+                cost_unknown_trials=2,
                 grader_scores={"x": 0.5},
             )
         ],

@@ -206,6 +206,7 @@ async def test_tokens_without_a_model_are_priced_by_the_model_on_the_steps_or_sa
         unknown = await summary_of(client, trial)
         assert unknown.input_tokens == 1000 and unknown.output_tokens == 200, path
         assert unknown.cost_unknown_trials == 1 and unknown.cost_usd == 0, (path, unknown)
+        assert [c.cost_unknown_trials for c in unknown.cases] == [1]
         streamed = [t async for ev in client.watch(trial.run_id) for t in ev.trials]
         assert [(t.cost_usd, t.cost_unknown) for t in streamed] == [(0.0, True)], path
     streamed = [t async for ev in client.watch(named.run_id) for t in ev.trials]
