@@ -177,8 +177,8 @@ class RunnerService:
                 check_allowed(spec, self.agent_modules, self.agent_paths, label)
                 try:
                     await self.trials.check(spec)
-                except InvalidArgument as exc:
-                    raise InvalidArgument(f"{label}: {exc}") from None
+                except InvalidArgument as exc:  # said of an agent: say it of the mock
+                    raise InvalidArgument(f"{label}: {str(exc).removeprefix(f'agent {spec!r}: ')}") from None
         if inp.k is not None and not 1 <= inp.k <= 1000:
             raise InvalidArgument(f"k must be between 1 and 1000, got {inp.k}")
         if inp.timeout_s is not None and not (math.isfinite(inp.timeout_s) and 0 < inp.timeout_s <= 3600):
