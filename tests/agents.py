@@ -121,3 +121,16 @@ async def coin_nap(messages: list[dict[str, Any]], ctx: Any) -> str:
     heads = ctx.rng.random() < 0.5
     await asyncio.sleep(0.2 + ctx.rng.random() * 0.2)
     return "heads" if heads else "tails"
+
+
+def asks_weather(messages: list[dict[str, Any]], ctx: Any) -> str:
+    """A sync agent that asks the 'weather' tool (which only a case's mock implements) about
+    the city in the question, and answers with the forecast or the tool's error."""
+    from agenteval.sdk import ToolError
+
+    city = _last_user(messages).rsplit(" ", 1)[-1].strip("?")
+    try:
+        found = ctx.call_tool("weather", None, city=city)
+    except ToolError as exc:
+        return f"no forecast: {exc}"
+    return f"{found['city']}: {found['forecast']} (pid {found['pid']})"

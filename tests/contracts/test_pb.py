@@ -21,6 +21,7 @@ def test_summary_roundtrip() -> None:
         latency=LatencySummary(p50_ms=1.5, p95_ms=2.5, p99_ms=3.0, mean_ms=1.7, max_ms=3.1),
         errors=1,
         input_tokens=10,
+        cost_unknown_trials=2,
         output_tokens=5,
         cost_usd=0.25,
         cases=[
@@ -33,6 +34,7 @@ def test_summary_roundtrip() -> None:
                 tags=["fast"],
                 grader_scores={"x": 0.5},
                 flaky=True,
+                cost_unknown_trials=2,
             )
         ],
         tags=[
@@ -47,6 +49,7 @@ def test_summary_roundtrip() -> None:
                 input_tokens=400,
                 output_tokens=40,
                 cost_usd=0.002,
+                cost_unknown_trials=2,
                 grader_scores={"x": 0.5},
             )
         ],

@@ -33,5 +33,7 @@ async def test_upgrading_a_database_with_stored_summaries_keeps_its_runs(db_url:
         assert await repo.progress("run-1") == (1, 1, 1, True)
         meta = await repo.run_meta("run-1")
         assert meta is not None and "summary_json" not in meta
+        [row] = await repo.trials("run-1")
+        assert row["cost_known"] is True, "a trial stored before cost_known must not turn unknown"
     finally:
         await engine.dispose()

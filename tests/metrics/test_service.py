@@ -182,7 +182,7 @@ async def test_a_run_recorded_partly_elsewhere_is_summarized_from_the_table(serv
     svc, rec = service
     await submit(svc, "r8", {"c": 4})
     batch = [graded("r8", "c", i, passed=i % 2 == 0, total=4) for i in range(4)]
-    await svc.repo.record(batch[:2], [0.0, 0.0])  # another replica stored these
+    await svc.repo.record(batch[:2], [(0.0, True), (0.0, True)])  # another replica stored these
     await svc.on_graded(batch[2:])
     (done,) = rec.of(RunCompleted)
     assert done.summary.trials == 4 and done.summary.passes == 2

@@ -396,3 +396,26 @@ def test_a_document_without_comparison_fields_is_refused() -> None:
 def test_unknown_format_is_an_error(summary: RunSummary) -> None:
     with pytest.raises(ValueError, match="unknown report format"):
         render_run(run_report(summary), "html")  # type: ignore[arg-type]
+
+
+def test_a_run_with_unpriced_trials_says_its_cost_is_unknown_in_three_formats(summary: RunSummary) -> None:
+    beta = next(c for c in summary.cases if c.case_id == "beta")
+    cases = [c.model_copy(update={"cost_unknown_trials": 2}) if c is beta else c for c in summary.cases]
+    partly = summary.model_copy(update={"cost_unknown_trials": 2, "cases": cases})
+    report = run_report(partly)
+    doc = json.loads(render_run(report, "json"))
+    assert doc["totals"]["cost_unknown_trials"] == 2
+    assert {c["case_id"]: c["cost_unknown_trials"] for c in doc["cases"]} == {
+        "alpha": 0,
+        "beta": 2,
+        "gamma": 0,
+    }
+    rows = {r["Case"]: r for r in markdown_tables(render_run(report, "markdown"))[0]}
+    assert rows["Total"]["Cost"] == f"${summary.cost_usd:.4f} + unknown for 2 trials"
+    assert rows["beta"]["Cost"] == f"${beta.cost_usd:.4f} + unknown for 2 trials"
+    assert rows["alpha"]["Cost"].startswith("$") and "unknown" not in rows["alpha"]["Cost"]
+    text = render_run(report, "table")  # a narrow table wraps the cell
+    assert "unknown for" in text and "2 trials" in text, text
+    nothing = run_report(summary.model_copy(update={"cost_unknown_trials": 1, "cost_usd": 0.0}))
+    total = {r["Case"]: r for r in markdown_tables(render_run(nothing, "markdown"))[0]}["Total"]
+    assert total["Cost"] == "unknown for 1 trial"

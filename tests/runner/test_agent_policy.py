@@ -21,7 +21,7 @@ SUITE = Suite.model_validate({"name": "policy", "cases": [{"id": "a", "input": "
 async def _host(
     nats_url: str, bus_prefix: str, tmp_path: Path, address: str, **runner: object
 ) -> ServiceHost:
-    # Open beyond loopback on purpose: this tests the agent policy, not the tokens.
+    # Open without tokens (allow_open): what is checked here is the agent policy, not auth.
     common = CommonSettings(nats_url=nats_url, bus_prefix=bus_prefix, data_dir=tmp_path, allow_open=True)
     host = ServiceHost(
         [RunnerComponent(common, RunnerSettings(shared_limit=False, **runner))],
@@ -106,3 +106,49 @@ def test_a_bad_agents_file_is_refused_at_start_up(nats_url: str, bus_prefix: str
         bad.write_text(text)
         with pytest.raises(ValueError, match=why):
             load_registered_agents(bad)
+
+
+MOCKED = Suite.model_validate(
+    {
+        "name": "policy-mocks",
+        "cases": [
+            {
+                "id": "a",
+                "input": "Weather in Paris?",
+                "tool_mocks": {
+                    "weather": {
+                        "by_arguments": [{"when": {"city": "Oslo"}, "result": "sun"}],
+                        "otherwise": {"python": "tests.tool_functions:weather"},
+                    }
+                },
+            }
+        ],
+    }
+)
+
+
+async def test_tool_mock_functions_fall_under_the_same_module_policy(
+    nats_url: str, bus_prefix: str, tmp_path: Path
+) -> None:
+    host = await _host(nats_url, bus_prefix, tmp_path, "0.0.0.0:0", agent_modules="tests.agents")
+    try:
+        async with Client(f"127.0.0.1:{host.grpc.port}") as client:
+            for agent in ("python:tests.agents:asks_weather", "anthropic:claude-sonnet-4-5"):
+                with pytest.raises(
+                    PermissionDenied,
+                    match=r"tool mock 'weather' of case 'a' \(python:tests.tool_functions:weather\): "
+                    r"module 'tests.tool_functions' is not one this runner may run",
+                ):
+                    await client.submit(MOCKED, agent=agent)
+            assert await client.list_runs() == [], "a refused run was stored"
+    finally:
+        await host.stop()
+    host = await _host(
+        nats_url, bus_prefix, tmp_path, "0.0.0.0:0", agent_modules="tests.agents,tests.tool_functions"
+    )
+    try:
+        async with Client(f"127.0.0.1:{host.grpc.port}") as client:
+            run = await client.submit(MOCKED, agent="python:tests.agents:asks_weather")
+            assert run.status in ("pending", "running")
+    finally:
+        await host.stop()

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import sys
 import threading
 from collections.abc import AsyncIterator, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,6 +18,7 @@ import pytest_asyncio
 
 from agenteval.cli.stack import EmbeddedStack
 from agenteval.contracts.suite import Suite
+from agenteval.contracts.summary import RunSummary
 from agenteval.runtime.nats_server import free_port
 from agenteval.sdk import Client, TrialRecord
 
@@ -62,6 +66,34 @@ class Agent(BaseHTTPRequestHandler):
                 "usage": {"input_tokens": 120, "output_tokens": 30},
             }
             self._send(200, json.dumps({"trace": trace}).encode())
+        elif self.path.startswith("/usage/"):  # tokens reported with less and less of a model
+            steps: dict[str, list[dict[str, Any]]] = {
+                "/usage/none": [],
+                "/usage/step-model": [{"type": "llm_call", "model": "claude-sonnet-4-5"}],
+                "/usage/unpriced-model": [{"type": "llm_call", "model": "in-house-llm-7"}],
+            }
+            body = {"output": f"order 7 is {order}", "usage": {"input_tokens": 1000, "output_tokens": 200}}
+            if self.path == "/usage/step-tokens":  # tokens on the steps only, no usage
+                body = {
+                    "output": f"order 7 is {order}",
+                    "steps": [
+                        {
+                            "type": "llm_call",
+                            "model": "claude-haiku-4-5",
+                            "input_tokens": 700,
+                            "output_tokens": 50,
+                        },
+                        {
+                            "type": "llm_call",
+                            "model": "claude-haiku-4-5",
+                            "input_tokens": 300,
+                            "output_tokens": 150,
+                        },
+                    ],
+                }
+            else:
+                body["steps"] = steps[self.path]
+            self._send(200, json.dumps({"trace": body}).encode())
         elif self.path == "/broken":
             self._send(500, b"internal trouble")
         elif self.path == "/html":
@@ -80,8 +112,14 @@ def agent_url() -> Iterator[str]:
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def client(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Client]:
-    async with EmbeddedStack(tmp_path_factory.mktemp("http")) as stack, Client(stack.target) as c:
+async def stack(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[EmbeddedStack]:
+    async with EmbeddedStack(tmp_path_factory.mktemp("http")) as s:
+        yield s
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def client(stack: EmbeddedStack) -> AsyncIterator[Client]:
+    async with Client(stack.target) as c:
         yield c
 
 
@@ -140,3 +178,72 @@ async def test_a_spec_without_a_host_is_refused_at_submit(client: Client) -> Non
 
     with pytest.raises(InvalidArgument, match="needs a host"):
         await client.submit(SUITE, agent="http:///nohost", k=1)
+
+
+async def summary_of(client: Client, trial: TrialRecord) -> RunSummary:
+    summary = await client.summary(trial.run_id)
+    assert summary is not None, "the run has no summary"
+    return summary
+
+
+async def test_tokens_without_a_model_are_priced_by_the_model_on_the_steps_or_said_unknown(
+    client: Client, agent_url: str
+) -> None:
+    named = await one_trial(client, f"{agent_url}/usage/step-model")
+    assert named.trace is not None
+    assert named.trace.usage.models == {"claude-sonnet-4-5": {"input_tokens": 1000, "output_tokens": 200}}
+    priced = await summary_of(client, named)
+    assert priced.cost_usd > 0 and priced.cost_unknown_trials == 0, priced
+
+    on_steps = await one_trial(client, f"{agent_url}/usage/step-tokens")
+    assert on_steps.trace is not None
+    assert (on_steps.trace.usage.input_tokens, on_steps.trace.usage.output_tokens) == (1000, 200)
+    summed = await summary_of(client, on_steps)
+    assert summed.input_tokens == 1000 and summed.cost_usd > 0 and summed.cost_unknown_trials == 0
+
+    for path in ("/usage/none", "/usage/unpriced-model"):
+        trial = await one_trial(client, f"{agent_url}{path}")
+        unknown = await summary_of(client, trial)
+        assert unknown.input_tokens == 1000 and unknown.output_tokens == 200, path
+        assert unknown.cost_unknown_trials == 1 and unknown.cost_usd == 0, (path, unknown)
+        assert [c.cost_unknown_trials for c in unknown.cases] == [1]
+        streamed = [t async for ev in client.watch(trial.run_id) for t in ev.trials]
+        assert [(t.cost_usd, t.cost_unknown) for t in streamed] == [(0.0, True)], path
+    streamed = [t async for ev in client.watch(named.run_id) for t in ev.trials]
+    assert [t.cost_unknown for t in streamed] == [False]
+
+
+async def test_the_cli_says_cost_unknown_rather_than_zero(
+    stack: EmbeddedStack, client: Client, agent_url: str
+) -> None:
+    trial = await one_trial(client, f"{agent_url}/usage/none")
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "agenteval.cli", "show", trial.run_id, "--server", stack.target,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        env={**os.environ, "COLUMNS": "160"},
+    )  # fmt: skip
+    out_b, err_b = await asyncio.wait_for(proc.communicate(), 60)
+    out = out_b.decode()
+    assert proc.returncode == 0, err_b.decode()
+    assert "cost unknown for 1 trial ·" in out, out
+    assert "$0.0000" not in out, out
+
+
+async def test_the_models_table_says_which_agent_s_cost_is_unknown(
+    stack: EmbeddedStack, agent_url: str, tmp_path: Path
+) -> None:
+    suite_file = tmp_path / "suite.json"
+    suite_file.write_text(SUITE.model_dump_json())
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "agenteval.cli", "models", str(suite_file),
+        "--agent", f"{agent_url}/usage/step-model", "--agent", f"{agent_url}/usage/none",
+        "-k", "1", "--server", stack.target,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        env={**os.environ, "COLUMNS": "200"},
+    )  # fmt: skip
+    out_b, err_b = await asyncio.wait_for(proc.communicate(), 120)
+    out = out_b.decode()
+    assert proc.returncode == 0, err_b.decode()
+    cost = next(line for line in out.splitlines() if line.lstrip().startswith("cost"))
+    priced, unknown = cost.split()[1], " ".join(cost.split()[2:])
+    assert float(priced.lstrip("$")) > 0 and unknown == "unknown for 1 trial", cost

@@ -2,7 +2,15 @@ import json
 
 import pytest
 
-from agenteval.stats import DEFAULT_PRICES, PRICES_ENV, ModelPrice, active_prices, cost_usd, known_model
+from agenteval.stats import (
+    DEFAULT_PRICES,
+    PRICES_ENV,
+    ModelPrice,
+    active_prices,
+    cost_usd,
+    known_model,
+    unpriced_tokens,
+)
 
 
 @pytest.mark.parametrize(
@@ -61,3 +69,16 @@ def test_bad_price_file_raises(tmp_path, monkeypatch):
     monkeypatch.setenv(PRICES_ENV, str(f))
     with pytest.raises(ValueError):
         cost_usd("x", 1, 1)
+
+
+def test_tokens_without_a_model_or_a_price_are_unpriced_never_free() -> None:
+    sonnet = {"claude-sonnet-4-5": {"input_tokens": 100, "output_tokens": 10}}
+    assert unpriced_tokens(sonnet, 100, 10) == 0
+    assert unpriced_tokens({}, 0, 0) == 0, "no tokens: nothing to price, cost is known ($0)"
+    assert unpriced_tokens({}, 100, 10) == 110, "usage without its model"
+    assert unpriced_tokens(sonnet, 150, 10) == 50, "more usage than the models account for"
+    assert unpriced_tokens({"in-house-llm": {"input_tokens": 7, "output_tokens": 3}}, 7, 3) == 10
+    assert (
+        unpriced_tokens({"in-house-llm": {"input_tokens": 7, "output_tokens": 3}}, 7, 3, {"in-house": (1, 2)})
+        == 0
+    )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -111,3 +112,48 @@ def test_eval_function_imports_are_checked_against_the_suite_at_load(tmp_path: P
 def test_suite_allowed_imports_must_be_top_level_module_names(tmp_path: Path) -> None:
     with pytest.raises(SuiteError, match=r"allowed_imports: .*got 'os\.path'"):
         load_suite(write(tmp_path, EVAL_SUITE.replace("[pathlib]", "[pathlib, os.path]")))
+
+
+MOCKED = """
+name: mocked
+cases:
+  - id: forecast
+    input: "Weather in Paris?"
+    tool_mocks:
+      weather: {python: "tests.tool_functions:weather"}
+      lookup:
+        by_arguments:
+          - {when: {id: "7"}, result: {python: "tests/tool_functions.py:weather"}}
+        otherwise: {python: "tests.tool_functions:down"}
+"""
+
+
+def test_function_tool_mocks_load_without_importing_anything(tmp_path: Path) -> None:
+    suite = load_suite(write(tmp_path, MOCKED.replace("tests.tool_functions", "not_imported_at_load")))
+    assert suite.cases[0].tool_mocks["weather"] == {"python": "not_imported_at_load:weather"}
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "where"),
+    [
+        (
+            '{python: "tests.tool_functions:weather"}',
+            '{python: "tests.tool_functions"}',
+            "tool_mocks.weather:",
+        ),
+        ('{python: "tests.tool_functions:weather"}', "{python: 42}", "tool_mocks.weather:"),
+        ('{python: "tests.tool_functions:down"}', '{python: ":down"}', "tool_mocks.lookup.otherwise:"),
+        (
+            '{python: "tests/tool_functions.py:weather"}',
+            '{python: "tests/tool_functions.py:"}',
+            r"tool_mocks.lookup.by_arguments\[0\].result:",
+        ),
+    ],
+)
+def test_a_malformed_function_mock_is_one_clear_line(tmp_path: Path, old: str, new: str, where: str) -> None:
+    with pytest.raises(SuiteError) as exc:
+        load_suite(write(tmp_path, MOCKED.replace(old, new, 1)))
+    msg = str(exc.value)
+    assert "\n" not in msg, msg
+    assert msg.startswith(f"{tmp_path / 'suite.yaml'}: cases[0] (id 'forecast'): "), msg
+    assert re.search(where + r" python: .*must (look like 'module:function'|be a string)", msg), msg

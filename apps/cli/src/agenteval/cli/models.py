@@ -77,6 +77,8 @@ def models(
 
 
 def print_side_by_side(summaries: list[RunSummary]) -> None:
+    from agenteval.reports import cost_text
+
     k = max(s.k for s in summaries)
     names = [s.agent for s in summaries]
     cases = list(dict.fromkeys(c.case_id for s in summaries for c in s.cases))
@@ -94,7 +96,7 @@ def print_side_by_side(summaries: list[RunSummary]) -> None:
         (f"pass@{k}", lambda s: _pct(s.pass_at_k.get(k, 0.0))),
         (f"pass^{k}", lambda s: _pct(s.pass_pow_k.get(k, 0.0))),
         ("tokens in/out", lambda s: f"{s.input_tokens}/{s.output_tokens}"),
-        ("cost", lambda s: f"${s.cost_usd:.4f}"),
+        ("cost", lambda s: cost_text(s.cost_usd, s.cost_unknown_trials)),
         ("p50 latency", lambda s: f"{s.latency.p50_ms:.0f} ms"),
         ("errors", lambda s: str(s.errors + s.timeouts)),
     ]

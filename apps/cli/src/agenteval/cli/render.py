@@ -87,6 +87,8 @@ def tags_table(s: RunSummary) -> Table:
 
 
 def print_summary(console: Console, s: RunSummary) -> None:
+    from agenteval.reports import cost_text
+
     console.print(summary_table(s, console.width))
     if s.tags:
         console.print(tags_table(s))
@@ -94,7 +96,7 @@ def print_summary(console: Console, s: RunSummary) -> None:
     console.print(
         f"pass rate {_pct(s.pass_rate)} (95% CI {_pct(low)}–{_pct(high)}) · "
         f"{s.errors} errors · {s.timeouts} timeouts · tokens {s.input_tokens}+{s.output_tokens} · "
-        f"cost ${s.cost_usd:.4f} · latency p50 {s.latency.p50_ms:.1f} ms, p95 {s.latency.p95_ms:.1f} ms, "
+        f"cost {cost_text(s.cost_usd, s.cost_unknown_trials)} · latency p50 {s.latency.p50_ms:.1f} ms, p95 {s.latency.p95_ms:.1f} ms, "
         f"p99 {s.latency.p99_ms:.1f} ms"
     )
 

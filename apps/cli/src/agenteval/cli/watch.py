@@ -38,6 +38,7 @@ def trial_json(ev: runner_pb2.WatchRunResponse, t: runner_pb2.TrialResult) -> di
         "input_tokens": t.input_tokens,
         "output_tokens": t.output_tokens,
         "cost_usd": t.cost_usd,
+        "cost_unknown": t.cost_unknown,
         "tags": list(t.tags),
         "grades": [
             {
@@ -91,9 +92,12 @@ def _trial_line(ev: runner_pb2.WatchRunResponse, t: runner_pb2.TrialResult, many
         if failed:
             why = f"  {failed[0].name}: {failed[0].error or failed[0].explanation}"
     who = f"{ev.run_id} " if many_runs else ""
+    cost = f"${t.cost_usd:.4f}"
+    if t.cost_unknown:  # tokens no price could be put on: never shown as free
+        cost = "cost unknown" if t.cost_usd == 0 else f"{cost} + cost unknown"
     return (
         f"{who}{t.case_id} #{t.trial_index}  {verdict}  score {t.score:.2f}  "
-        f"{t.latency_ms:,.0f} ms  ${t.cost_usd:.4f}{why}"
+        f"{t.latency_ms:,.0f} ms  {cost}{why}"
     )
 
 

@@ -164,8 +164,12 @@ def summary_lines(runs: Runs) -> list[str]:
                 f"  {'PASS' if v.passed else 'FAIL'}  {case.id:<{width}}  {v.passes}/{v.trials}"
                 f"  pass@{k} {_pct(v.pass_at_k):>4}  pass^{k} {_pct(v.pass_pow_k):>4}"
             )
+        cost = f"${s.cost_usd:.4f}"
+        if s.cost_unknown_trials:  # tokens no price could be put on: never shown as free
+            unknown = f"unknown for {s.cost_unknown_trials} trial{'s' if s.cost_unknown_trials > 1 else ''}"
+            cost = unknown if s.cost_usd == 0 else f"{cost} + {unknown}"
         lines.append(
             f"  pass rate {_pct(s.pass_rate)} ({s.passes}/{s.trials} trials) · p50 {s.latency.p50_ms:.0f} ms"
-            f" · tokens {s.input_tokens}+{s.output_tokens} · cost ${s.cost_usd:.4f}"
+            f" · tokens {s.input_tokens}+{s.output_tokens} · cost {cost}"
         )
     return lines

@@ -202,6 +202,9 @@ class TrialResult(BaseModel):
     """Tokens the agent produced."""
     cost_usd: float = 0.0
     """What the trial cost: the agent's models priced, plus grading."""
+    cost_unknown: bool = False
+    """Some of the agent's tokens could not be priced (no model named for them, or a model
+    missing from the price table): ``cost_usd`` leaves them out."""
     latency_ms: float = 0.0
     """Wall time of the trial."""
     tags: list[str] = Field(default_factory=list)

@@ -59,8 +59,10 @@ class Case(BaseModel):
     """State the agent's tools start from (a fresh copy every trial)."""
     tool_mocks: dict[str, Any] = Field(default_factory=dict)
     """Canned tool results by tool name: a fixed value; ``{"error": "..."}`` makes the tool
-    fail; ``{"by_arguments": [{"when": {ARG: VALUE}, "result": ...}], "otherwise": ...}``
-    answers by the call's arguments."""
+    fail; ``{"python": "module:function"}`` calls the function with the call's arguments as
+    keyword arguments (what it returns is the result, what it raises a tool error);
+    ``{"by_arguments": [{"when": {ARG: VALUE}, "result": ...}], "otherwise": ...}``
+    answers by the call's arguments (a result or the fallback may be any of the above)."""
     expected_tools: list[str] | None = None
     """Tools the agent is expected to use (for tool_selection and judges)."""
     expected_output: str | None = None
@@ -139,3 +141,40 @@ class Suite(BaseModel):
     def trials_for(self, case: Case, k: int | None = None) -> int:
         """Trials for ``case``: the run's k when given, else the case's own, else the suite's."""
         return k or case.trials or self.trials
+
+
+def is_function_mock(value: Any) -> bool:
+    """Whether a mock value (or a table's result) is ``{"python": SPEC}``: a dict with that one key."""
+    return isinstance(value, dict) and len(value) == 1 and "python" in value
+
+
+def is_table_mock(value: Any) -> bool:
+    """Whether a tool mock is a table by arguments: ``{"by_arguments": [...], "otherwise": ...}``."""
+    return isinstance(value, dict) and "by_arguments" in value and set(value) <= {"by_arguments", "otherwise"}
+
+
+def mock_answers(mock: Any) -> list[tuple[str, Any]]:
+    """Each value a tool mock may answer with, and where it is in the mock: the mock itself,
+    or a table's rows' results and its fallback."""
+    if not is_table_mock(mock):
+        return [("", mock)]
+    rows = mock["by_arguments"] if isinstance(mock["by_arguments"], list) else []
+    found = [
+        (f".by_arguments[{i}].result", row.get("result"))
+        for i, row in enumerate(rows)
+        if isinstance(row, dict)
+    ]
+    if "otherwise" in mock:
+        found.append((".otherwise", mock["otherwise"]))
+    return found
+
+
+def parse_function_spec(spec: Any) -> tuple[str, str]:
+    """``(module or file path, attribute)`` of ``module:function`` (or ``path/to/file.py:function``);
+    ValueError saying what is wrong when malformed."""
+    if not isinstance(spec, str):
+        raise ValueError(f"python: must be a string 'module:function', got {type(spec).__name__}")
+    module, sep, attr = spec.strip().rpartition(":")
+    if not sep or not module or not attr or not all(part.isidentifier() for part in attr.split(".")):
+        raise ValueError(f"python: {spec!r} must look like 'module:function' (or 'path/to/file.py:function')")
+    return module, attr

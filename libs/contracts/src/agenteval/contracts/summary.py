@@ -40,6 +40,8 @@ class CaseSummary(BaseModel):
     input_tokens: int = 0
     output_tokens: int = 0
     cost_usd: float = 0.0
+    cost_unknown_trials: int = 0
+    """Trials whose agent used tokens no price could be put on: ``cost_usd`` leaves them out."""
     tags: list[str] = Field(default_factory=list)
     grader_scores: dict[str, float] = Field(default_factory=dict)
     """Mean score per grader name."""
@@ -65,6 +67,8 @@ class TagSummary(BaseModel):
     input_tokens: int = 0
     output_tokens: int = 0
     cost_usd: float = 0.0
+    cost_unknown_trials: int = 0
+    """Trials whose agent used tokens no price could be put on: ``cost_usd`` leaves them out."""
     grader_scores: dict[str, float] = Field(default_factory=dict)
     """Mean score per grader, over the trials of the tag's cases that ran it."""
 
@@ -92,6 +96,11 @@ class RunSummary(BaseModel):
     input_tokens: int = 0
     output_tokens: int = 0
     cost_usd: float = 0.0
+    """What the priced tokens and grading cost (trials counted in ``cost_unknown_trials`` only
+    in part)."""
+    cost_unknown_trials: int = 0
+    """Trials whose agent used tokens no price could be put on (no model named for them, or a
+    model missing from the price table): ``cost_usd`` leaves those tokens out."""
     cases: list[CaseSummary] = Field(default_factory=list)
     tags: list[TagSummary] = Field(default_factory=list)
     """The same figures per case tag."""

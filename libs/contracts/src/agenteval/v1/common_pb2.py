@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19\x61genteval/v1/common.proto\x12\x0c\x61genteval.v1\"a\n\x0eLatencySummary\x12\x0e\n\x06p50_ms\x18\x01 \x01(\x01\x12\x0e\n\x06p95_ms\x18\x02 \x01(\x01\x12\x0e\n\x06p99_ms\x18\x03 \x01(\x01\x12\x0f\n\x07mean_ms\x18\x04 \x01(\x01\x12\x0e\n\x06max_ms\x18\x05 \x01(\x01\"\xff\x04\n\x0b\x43\x61seSummary\x12\x0f\n\x07\x63\x61se_id\x18\x01 \x01(\t\x12\x0e\n\x06trials\x18\x02 \x01(\x05\x12\x0e\n\x06passes\x18\x03 \x01(\x05\x12\x11\n\tpass_rate\x18\x04 \x01(\x01\x12\x39\n\tpass_at_k\x18\x05 \x03(\x0b\x32&.agenteval.v1.CaseSummary.PassAtKEntry\x12;\n\npass_pow_k\x18\x06 \x03(\x0b\x32\'.agenteval.v1.CaseSummary.PassPowKEntry\x12-\n\x07latency\x18\x07 \x01(\x0b\x32\x1c.agenteval.v1.LatencySummary\x12\x0e\n\x06\x65rrors\x18\x08 \x01(\x05\x12\x10\n\x08timeouts\x18\t \x01(\x05\x12\x14\n\x0cinput_tokens\x18\n \x01(\x03\x12\x15\n\routput_tokens\x18\x0b \x01(\x03\x12\x10\n\x08\x63ost_usd\x18\x0c \x01(\x01\x12\x0c\n\x04tags\x18\r \x03(\t\x12\x42\n\rgrader_scores\x18\x0e \x03(\x0b\x32+.agenteval.v1.CaseSummary.GraderScoresEntry\x12\x15\n\rpass_rate_low\x18\x0f \x01(\x01\x12\x16\n\x0epass_rate_high\x18\x10 \x01(\x01\x12\r\n\x05\x66laky\x18\x11 \x01(\x08\x1a.\n\x0cPassAtKEntry\x12\x0b\n\x03key\x18\x01 \x01(\x05\x12\r\n\x05value\x18\x02 \x01(\x01:\x02\x38\x01\x1a/\n\rPassPowKEntry\x12\x0b\n\x03key\x18\x01 \x01(\x05\x12\r\n\x05value\x18\x02 \x01(\x01:\x02\x38\x01\x1a\x33\n\x11GraderScoresEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x01:\x02\x38\x01\"\xc7\x04\n\nTagSummary\x12\x0b\n\x03tag\x18\x01 \x01(\t\x12\r\n\x05\x63\x61ses\x18\x02 \x01(\x05\x12\x0e\n\x06trials\x18\x03 \x01(\x05\x12\x0e\n\x06passes\x18\x04 \x01(\x05\x12\x11\n\tpass_rate\x18\x05 \x01(\x01\x12\x15\n\rpass_rate_low\x18\x06 \x01(\x01\x12\x16\n\x0epass_rate_high\x18\x07 \x01(\x01\x12\x38\n\tpass_at_k\x18\x08 \x03(\x0b\x32%.agenteval.v1.TagSummary.PassAtKEntry\x12:\n\npass_pow_k\x18\t \x03(\x0b\x32&.agenteval.v1.TagSummary.PassPowKEntry\x12-\n\x07latency\x18\n \x01(\x0b\x32\x1c.agenteval.v1.LatencySummary\x12\x14\n\x0cinput_tokens\x18\x0b \x01(\x03\x12\x15\n\routput_tokens\x18\x0c \x01(\x03\x12\x10\n\x08\x63ost_usd\x18\r \x01(\x01\x12\x41\n\rgrader_scores\x18\x0e \x03(\x0b\x32*.agenteval.v1.TagSummary.GraderScoresEntry\x1a.\n\x0cPassAtKEntry\x12\x0b\n\x03key\x18\x01 \x01(\x05\x12\r\n\x05value\x18\x02 \x01(\x01:\x02\x38\x01\x1a/\n\rPassPowKEntry\x12\x0b\n\x03key\x18\x01 \x01(\x05\x12\r\n\x05value\x18\x02 \x01(\x01:\x02\x38\x01\x1a\x33\n\x11GraderScoresEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x01:\x02\x38\x01\"\xf7\x04\n\nRunSummary\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\r\n\x05suite\x18\x02 \x01(\t\x12\r\n\x05\x61gent\x18\x03 \x01(\t\x12\x15\n\ragent_version\x18\x04 \x01(\t\x12\t\n\x01k\x18\x05 \x01(\x05\x12\x0e\n\x06trials\x18\x06 \x01(\x05\x12\x0e\n\x06passes\x18\x07 \x01(\x05\x12\x11\n\tpass_rate\x18\x08 \x01(\x01\x12\x38\n\tpass_at_k\x18\t \x03(\x0b\x32%.agenteval.v1.RunSummary.PassAtKEntry\x12:\n\npass_pow_k\x18\n \x03(\x0b\x32&.agenteval.v1.RunSummary.PassPowKEntry\x12-\n\x07latency\x18\x0b \x01(\x0b\x32\x1c.agenteval.v1.LatencySummary\x12\x0e\n\x06\x65rrors\x18\x0c \x01(\x05\x12\x10\n\x08timeouts\x18\r \x01(\x05\x12\x14\n\x0cinput_tokens\x18\x0e \x01(\x03\x12\x15\n\routput_tokens\x18\x0f \x01(\x03\x12\x10\n\x08\x63ost_usd\x18\x10 \x01(\x01\x12(\n\x05\x63\x61ses\x18\x11 \x03(\x0b\x32\x19.agenteval.v1.CaseSummary\x12\x15\n\rpass_rate_low\x18\x12 \x01(\x01\x12\x16\n\x0epass_rate_high\x18\x13 \x01(\x01\x12&\n\x04tags\x18\x14 \x03(\x0b\x32\x18.agenteval.v1.TagSummary\x1a.\n\x0cPassAtKEntry\x12\x0b\n\x03key\x18\x01 \x01(\x05\x12\r\n\x05value\x18\x02 \x01(\x01:\x02\x38\x01\x1a/\n\rPassPowKEntry\x12\x0b\n\x03key\x18\x01 \x01(\x05\x12\r\n\x05value\x18\x02 \x01(\x01:\x02\x38\x01*\xa2\x01\n\tRunStatus\x12\x1a\n\x16RUN_STATUS_UNSPECIFIED\x10\x00\x12\x16\n\x12RUN_STATUS_PENDING\x10\x01\x12\x16\n\x12RUN_STATUS_RUNNING\x10\x02\x12\x18\n\x14RUN_STATUS_COMPLETED\x10\x03\x12\x18\n\x14RUN_STATUS_CANCELLED\x10\x04\x12\x15\n\x11RUN_STATUS_FAILED\x10\x05*r\n\x0bTrialStatus\x12\x1c\n\x18TRIAL_STATUS_UNSPECIFIED\x10\x00\x12\x13\n\x0fTRIAL_STATUS_OK\x10\x01\x12\x16\n\x12TRIAL_STATUS_ERROR\x10\x02\x12\x18\n\x14TRIAL_STATUS_TIMEOUT\x10\x03\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x19\x61genteval/v1/common.proto\x12\x0c\x61genteval.v1\"a\n\x0eLatencySummary\x12\x0e\n\x06p50_ms\x18\x01 \x01(\x01\x12\x0e\n\x06p95_ms\x18\x02 \x01(\x01\x12\x0e\n\x06p99_ms\x18\x03 \x01(\x01\x12\x0f\n\x07mean_ms\x18\x04 \x01(\x01\x12\x0e\n\x06max_ms\x18\x05 \x01(\x01\"\x9c\x05\n\x0b\x43\x61seSummary\x12\x0f\n\x07\x63\x61se_id\x18\x01 \x01(\t\x12\x0e\n\x06trials\x18\x02 \x01(\x05\x12\x0e\n\x06passes\x18\x03 \x01(\x05\x12\x11\n\tpass_rate\x18\x04 \x01(\x01\x12\x39\n\tpass_at_k\x18\x05 \x03(\x0b\x32&.agenteval.v1.CaseSummary.PassAtKEntry\x12;\n\npass_pow_k\x18\x06 \x03(\x0b\x32\'.agenteval.v1.CaseSummary.PassPowKEntry\x12-\n\x07latency\x18\x07 \x01(\x0b\x32\x1c.agenteval.v1.LatencySummary\x12\x0e\n\x06\x65rrors\x18\x08 \x01(\x05\x12\x10\n\x08timeouts\x18\t \x01(\x05\x12\x14\n\x0cinput_tokens\x18\n \x01(\x03\x12\x15\n\routput_tokens\x18\x0b \x01(\x03\x12\x10\n\x08\x63ost_usd\x18\x0c \x01(\x01\x12\x0c\n\x04tags\x18\r \x03(\t\x12\x42\n\rgrader_scores\x18\x0e \x03(\x0b\x32+.agenteval.v1.CaseSummary.GraderScoresEntry\x12\x15\n\rpass_rate_low\x18\x0f \x01(\x01\x12\x16\n\x0epass_rate_high\x18\x10 \x01(\x01\x12\r\n\x05\x66laky\x18\x11 \x01(\x08\x12\x1b\n\x13\x63ost_unknown_trials\x18\x12 \x01(\x05\x1a.\n\x0cPassAtKEntry\x12\x0b\n\x03key\x18\x01 \x01(\x05\x12\r\n\x05value\x18\x02 \x01(\x01:\x02\x38\x01\x1a/\n\rPassPowKEntry\x12\x0b\n\x03key\x18\x01 \x01(\x05\x12\r\n\x05value\x18\x02 \x01(\x01:\x02\x38\x01\x1a\x33\n\x11GraderScoresEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x01:\x02\x38\x01\"\xe4\x04\n\nTagSummary\x12\x0b\n\x03tag\x18\x01 \x01(\t\x12\r\n\x05\x63\x61ses\x18\x02 \x01(\x05\x12\x0e\n\x06trials\x18\x03 \x01(\x05\x12\x0e\n\x06passes\x18\x04 \x01(\x05\x12\x11\n\tpass_rate\x18\x05 \x01(\x01\x12\x15\n\rpass_rate_low\x18\x06 \x01(\x01\x12\x16\n\x0epass_rate_high\x18\x07 \x01(\x01\x12\x38\n\tpass_at_k\x18\x08 \x03(\x0b\x32%.agenteval.v1.TagSummary.PassAtKEntry\x12:\n\npass_pow_k\x18\t \x03(\x0b\x32&.agenteval.v1.TagSummary.PassPowKEntry\x12-\n\x07latency\x18\n \x01(\x0b\x32\x1c.agenteval.v1.LatencySummary\x12\x14\n\x0cinput_tokens\x18\x0b \x01(\x03\x12\x15\n\routput_tokens\x18\x0c \x01(\x03\x12\x10\n\x08\x63ost_usd\x18\r \x01(\x01\x12\x41\n\rgrader_scores\x18\x0e \x03(\x0b\x32*.agenteval.v1.TagSummary.GraderScoresEntry\x12\x1b\n\x13\x63ost_unknown_trials\x18\x0f \x01(\x05\x1a.\n\x0cPassAtKEntry\x12\x0b\n\x03key\x18\x01 \x01(\x05\x12\r\n\x05value\x18\x02 \x01(\x01:\x02\x38\x01\x1a/\n\rPassPowKEntry\x12\x0b\n\x03key\x18\x01 \x01(\x05\x12\r\n\x05value\x18\x02 \x01(\x01:\x02\x38\x01\x1a\x33\n\x11GraderScoresEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x01:\x02\x38\x01\"\x94\x05\n\nRunSummary\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\r\n\x05suite\x18\x02 \x01(\t\x12\r\n\x05\x61gent\x18\x03 \x01(\t\x12\x15\n\ragent_version\x18\x04 \x01(\t\x12\t\n\x01k\x18\x05 \x01(\x05\x12\x0e\n\x06trials\x18\x06 \x01(\x05\x12\x0e\n\x06passes\x18\x07 \x01(\x05\x12\x11\n\tpass_rate\x18\x08 \x01(\x01\x12\x38\n\tpass_at_k\x18\t \x03(\x0b\x32%.agenteval.v1.RunSummary.PassAtKEntry\x12:\n\npass_pow_k\x18\n \x03(\x0b\x32&.agenteval.v1.RunSummary.PassPowKEntry\x12-\n\x07latency\x18\x0b \x01(\x0b\x32\x1c.agenteval.v1.LatencySummary\x12\x0e\n\x06\x65rrors\x18\x0c \x01(\x05\x12\x10\n\x08timeouts\x18\r \x01(\x05\x12\x14\n\x0cinput_tokens\x18\x0e \x01(\x03\x12\x15\n\routput_tokens\x18\x0f \x01(\x03\x12\x10\n\x08\x63ost_usd\x18\x10 \x01(\x01\x12(\n\x05\x63\x61ses\x18\x11 \x03(\x0b\x32\x19.agenteval.v1.CaseSummary\x12\x15\n\rpass_rate_low\x18\x12 \x01(\x01\x12\x16\n\x0epass_rate_high\x18\x13 \x01(\x01\x12&\n\x04tags\x18\x14 \x03(\x0b\x32\x18.agenteval.v1.TagSummary\x12\x1b\n\x13\x63ost_unknown_trials\x18\x15 \x01(\x05\x1a.\n\x0cPassAtKEntry\x12\x0b\n\x03key\x18\x01 \x01(\x05\x12\r\n\x05value\x18\x02 \x01(\x01:\x02\x38\x01\x1a/\n\rPassPowKEntry\x12\x0b\n\x03key\x18\x01 \x01(\x05\x12\r\n\x05value\x18\x02 \x01(\x01:\x02\x38\x01*\xa2\x01\n\tRunStatus\x12\x1a\n\x16RUN_STATUS_UNSPECIFIED\x10\x00\x12\x16\n\x12RUN_STATUS_PENDING\x10\x01\x12\x16\n\x12RUN_STATUS_RUNNING\x10\x02\x12\x18\n\x14RUN_STATUS_COMPLETED\x10\x03\x12\x18\n\x14RUN_STATUS_CANCELLED\x10\x04\x12\x15\n\x11RUN_STATUS_FAILED\x10\x05*r\n\x0bTrialStatus\x12\x1c\n\x18TRIAL_STATUS_UNSPECIFIED\x10\x00\x12\x13\n\x0fTRIAL_STATUS_OK\x10\x01\x12\x16\n\x12TRIAL_STATUS_ERROR\x10\x02\x12\x18\n\x14TRIAL_STATUS_TIMEOUT\x10\x03\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -47,32 +47,32 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_RUNSUMMARY_PASSATKENTRY']._serialized_options = b'8\001'
   _globals['_RUNSUMMARY_PASSPOWKENTRY']._loaded_options = None
   _globals['_RUNSUMMARY_PASSPOWKENTRY']._serialized_options = b'8\001'
-  _globals['_RUNSTATUS']._serialized_start=2005
-  _globals['_RUNSTATUS']._serialized_end=2167
-  _globals['_TRIALSTATUS']._serialized_start=2169
-  _globals['_TRIALSTATUS']._serialized_end=2283
+  _globals['_RUNSTATUS']._serialized_start=2092
+  _globals['_RUNSTATUS']._serialized_end=2254
+  _globals['_TRIALSTATUS']._serialized_start=2256
+  _globals['_TRIALSTATUS']._serialized_end=2370
   _globals['_LATENCYSUMMARY']._serialized_start=43
   _globals['_LATENCYSUMMARY']._serialized_end=140
   _globals['_CASESUMMARY']._serialized_start=143
-  _globals['_CASESUMMARY']._serialized_end=782
-  _globals['_CASESUMMARY_PASSATKENTRY']._serialized_start=634
-  _globals['_CASESUMMARY_PASSATKENTRY']._serialized_end=680
-  _globals['_CASESUMMARY_PASSPOWKENTRY']._serialized_start=682
-  _globals['_CASESUMMARY_PASSPOWKENTRY']._serialized_end=729
-  _globals['_CASESUMMARY_GRADERSCORESENTRY']._serialized_start=731
-  _globals['_CASESUMMARY_GRADERSCORESENTRY']._serialized_end=782
-  _globals['_TAGSUMMARY']._serialized_start=785
-  _globals['_TAGSUMMARY']._serialized_end=1368
-  _globals['_TAGSUMMARY_PASSATKENTRY']._serialized_start=634
-  _globals['_TAGSUMMARY_PASSATKENTRY']._serialized_end=680
-  _globals['_TAGSUMMARY_PASSPOWKENTRY']._serialized_start=682
-  _globals['_TAGSUMMARY_PASSPOWKENTRY']._serialized_end=729
-  _globals['_TAGSUMMARY_GRADERSCORESENTRY']._serialized_start=731
-  _globals['_TAGSUMMARY_GRADERSCORESENTRY']._serialized_end=782
-  _globals['_RUNSUMMARY']._serialized_start=1371
-  _globals['_RUNSUMMARY']._serialized_end=2002
-  _globals['_RUNSUMMARY_PASSATKENTRY']._serialized_start=634
-  _globals['_RUNSUMMARY_PASSATKENTRY']._serialized_end=680
-  _globals['_RUNSUMMARY_PASSPOWKENTRY']._serialized_start=682
-  _globals['_RUNSUMMARY_PASSPOWKENTRY']._serialized_end=729
+  _globals['_CASESUMMARY']._serialized_end=811
+  _globals['_CASESUMMARY_PASSATKENTRY']._serialized_start=663
+  _globals['_CASESUMMARY_PASSATKENTRY']._serialized_end=709
+  _globals['_CASESUMMARY_PASSPOWKENTRY']._serialized_start=711
+  _globals['_CASESUMMARY_PASSPOWKENTRY']._serialized_end=758
+  _globals['_CASESUMMARY_GRADERSCORESENTRY']._serialized_start=760
+  _globals['_CASESUMMARY_GRADERSCORESENTRY']._serialized_end=811
+  _globals['_TAGSUMMARY']._serialized_start=814
+  _globals['_TAGSUMMARY']._serialized_end=1426
+  _globals['_TAGSUMMARY_PASSATKENTRY']._serialized_start=663
+  _globals['_TAGSUMMARY_PASSATKENTRY']._serialized_end=709
+  _globals['_TAGSUMMARY_PASSPOWKENTRY']._serialized_start=711
+  _globals['_TAGSUMMARY_PASSPOWKENTRY']._serialized_end=758
+  _globals['_TAGSUMMARY_GRADERSCORESENTRY']._serialized_start=760
+  _globals['_TAGSUMMARY_GRADERSCORESENTRY']._serialized_end=811
+  _globals['_RUNSUMMARY']._serialized_start=1429
+  _globals['_RUNSUMMARY']._serialized_end=2089
+  _globals['_RUNSUMMARY_PASSATKENTRY']._serialized_start=663
+  _globals['_RUNSUMMARY_PASSATKENTRY']._serialized_end=709
+  _globals['_RUNSUMMARY_PASSPOWKENTRY']._serialized_start=711
+  _globals['_RUNSUMMARY_PASSPOWKENTRY']._serialized_end=758
 # @@protoc_insertion_point(module_scope)

@@ -48,7 +48,7 @@ class LatencySummary(_message.Message):
     def __init__(self, p50_ms: _Optional[float] = ..., p95_ms: _Optional[float] = ..., p99_ms: _Optional[float] = ..., mean_ms: _Optional[float] = ..., max_ms: _Optional[float] = ...) -> None: ...
 
 class CaseSummary(_message.Message):
-    __slots__ = ("case_id", "trials", "passes", "pass_rate", "pass_at_k", "pass_pow_k", "latency", "errors", "timeouts", "input_tokens", "output_tokens", "cost_usd", "tags", "grader_scores", "pass_rate_low", "pass_rate_high", "flaky")
+    __slots__ = ("case_id", "trials", "passes", "pass_rate", "pass_at_k", "pass_pow_k", "latency", "errors", "timeouts", "input_tokens", "output_tokens", "cost_usd", "tags", "grader_scores", "pass_rate_low", "pass_rate_high", "flaky", "cost_unknown_trials")
     class PassAtKEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -87,6 +87,7 @@ class CaseSummary(_message.Message):
     PASS_RATE_LOW_FIELD_NUMBER: _ClassVar[int]
     PASS_RATE_HIGH_FIELD_NUMBER: _ClassVar[int]
     FLAKY_FIELD_NUMBER: _ClassVar[int]
+    COST_UNKNOWN_TRIALS_FIELD_NUMBER: _ClassVar[int]
     case_id: str
     trials: int
     passes: int
@@ -104,10 +105,11 @@ class CaseSummary(_message.Message):
     pass_rate_low: float
     pass_rate_high: float
     flaky: bool
-    def __init__(self, case_id: _Optional[str] = ..., trials: _Optional[int] = ..., passes: _Optional[int] = ..., pass_rate: _Optional[float] = ..., pass_at_k: _Optional[_Mapping[int, float]] = ..., pass_pow_k: _Optional[_Mapping[int, float]] = ..., latency: _Optional[_Union[LatencySummary, _Mapping]] = ..., errors: _Optional[int] = ..., timeouts: _Optional[int] = ..., input_tokens: _Optional[int] = ..., output_tokens: _Optional[int] = ..., cost_usd: _Optional[float] = ..., tags: _Optional[_Iterable[str]] = ..., grader_scores: _Optional[_Mapping[str, float]] = ..., pass_rate_low: _Optional[float] = ..., pass_rate_high: _Optional[float] = ..., flaky: _Optional[bool] = ...) -> None: ...
+    cost_unknown_trials: int
+    def __init__(self, case_id: _Optional[str] = ..., trials: _Optional[int] = ..., passes: _Optional[int] = ..., pass_rate: _Optional[float] = ..., pass_at_k: _Optional[_Mapping[int, float]] = ..., pass_pow_k: _Optional[_Mapping[int, float]] = ..., latency: _Optional[_Union[LatencySummary, _Mapping]] = ..., errors: _Optional[int] = ..., timeouts: _Optional[int] = ..., input_tokens: _Optional[int] = ..., output_tokens: _Optional[int] = ..., cost_usd: _Optional[float] = ..., tags: _Optional[_Iterable[str]] = ..., grader_scores: _Optional[_Mapping[str, float]] = ..., pass_rate_low: _Optional[float] = ..., pass_rate_high: _Optional[float] = ..., flaky: _Optional[bool] = ..., cost_unknown_trials: _Optional[int] = ...) -> None: ...
 
 class TagSummary(_message.Message):
-    __slots__ = ("tag", "cases", "trials", "passes", "pass_rate", "pass_rate_low", "pass_rate_high", "pass_at_k", "pass_pow_k", "latency", "input_tokens", "output_tokens", "cost_usd", "grader_scores")
+    __slots__ = ("tag", "cases", "trials", "passes", "pass_rate", "pass_rate_low", "pass_rate_high", "pass_at_k", "pass_pow_k", "latency", "input_tokens", "output_tokens", "cost_usd", "grader_scores", "cost_unknown_trials")
     class PassAtKEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -143,6 +145,7 @@ class TagSummary(_message.Message):
     OUTPUT_TOKENS_FIELD_NUMBER: _ClassVar[int]
     COST_USD_FIELD_NUMBER: _ClassVar[int]
     GRADER_SCORES_FIELD_NUMBER: _ClassVar[int]
+    COST_UNKNOWN_TRIALS_FIELD_NUMBER: _ClassVar[int]
     tag: str
     cases: int
     trials: int
@@ -157,10 +160,11 @@ class TagSummary(_message.Message):
     output_tokens: int
     cost_usd: float
     grader_scores: _containers.ScalarMap[str, float]
-    def __init__(self, tag: _Optional[str] = ..., cases: _Optional[int] = ..., trials: _Optional[int] = ..., passes: _Optional[int] = ..., pass_rate: _Optional[float] = ..., pass_rate_low: _Optional[float] = ..., pass_rate_high: _Optional[float] = ..., pass_at_k: _Optional[_Mapping[int, float]] = ..., pass_pow_k: _Optional[_Mapping[int, float]] = ..., latency: _Optional[_Union[LatencySummary, _Mapping]] = ..., input_tokens: _Optional[int] = ..., output_tokens: _Optional[int] = ..., cost_usd: _Optional[float] = ..., grader_scores: _Optional[_Mapping[str, float]] = ...) -> None: ...
+    cost_unknown_trials: int
+    def __init__(self, tag: _Optional[str] = ..., cases: _Optional[int] = ..., trials: _Optional[int] = ..., passes: _Optional[int] = ..., pass_rate: _Optional[float] = ..., pass_rate_low: _Optional[float] = ..., pass_rate_high: _Optional[float] = ..., pass_at_k: _Optional[_Mapping[int, float]] = ..., pass_pow_k: _Optional[_Mapping[int, float]] = ..., latency: _Optional[_Union[LatencySummary, _Mapping]] = ..., input_tokens: _Optional[int] = ..., output_tokens: _Optional[int] = ..., cost_usd: _Optional[float] = ..., grader_scores: _Optional[_Mapping[str, float]] = ..., cost_unknown_trials: _Optional[int] = ...) -> None: ...
 
 class RunSummary(_message.Message):
-    __slots__ = ("run_id", "suite", "agent", "agent_version", "k", "trials", "passes", "pass_rate", "pass_at_k", "pass_pow_k", "latency", "errors", "timeouts", "input_tokens", "output_tokens", "cost_usd", "cases", "pass_rate_low", "pass_rate_high", "tags")
+    __slots__ = ("run_id", "suite", "agent", "agent_version", "k", "trials", "passes", "pass_rate", "pass_at_k", "pass_pow_k", "latency", "errors", "timeouts", "input_tokens", "output_tokens", "cost_usd", "cases", "pass_rate_low", "pass_rate_high", "tags", "cost_unknown_trials")
     class PassAtKEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -195,6 +199,7 @@ class RunSummary(_message.Message):
     PASS_RATE_LOW_FIELD_NUMBER: _ClassVar[int]
     PASS_RATE_HIGH_FIELD_NUMBER: _ClassVar[int]
     TAGS_FIELD_NUMBER: _ClassVar[int]
+    COST_UNKNOWN_TRIALS_FIELD_NUMBER: _ClassVar[int]
     run_id: str
     suite: str
     agent: str
@@ -215,4 +220,5 @@ class RunSummary(_message.Message):
     pass_rate_low: float
     pass_rate_high: float
     tags: _containers.RepeatedCompositeFieldContainer[TagSummary]
-    def __init__(self, run_id: _Optional[str] = ..., suite: _Optional[str] = ..., agent: _Optional[str] = ..., agent_version: _Optional[str] = ..., k: _Optional[int] = ..., trials: _Optional[int] = ..., passes: _Optional[int] = ..., pass_rate: _Optional[float] = ..., pass_at_k: _Optional[_Mapping[int, float]] = ..., pass_pow_k: _Optional[_Mapping[int, float]] = ..., latency: _Optional[_Union[LatencySummary, _Mapping]] = ..., errors: _Optional[int] = ..., timeouts: _Optional[int] = ..., input_tokens: _Optional[int] = ..., output_tokens: _Optional[int] = ..., cost_usd: _Optional[float] = ..., cases: _Optional[_Iterable[_Union[CaseSummary, _Mapping]]] = ..., pass_rate_low: _Optional[float] = ..., pass_rate_high: _Optional[float] = ..., tags: _Optional[_Iterable[_Union[TagSummary, _Mapping]]] = ...) -> None: ...
+    cost_unknown_trials: int
+    def __init__(self, run_id: _Optional[str] = ..., suite: _Optional[str] = ..., agent: _Optional[str] = ..., agent_version: _Optional[str] = ..., k: _Optional[int] = ..., trials: _Optional[int] = ..., passes: _Optional[int] = ..., pass_rate: _Optional[float] = ..., pass_at_k: _Optional[_Mapping[int, float]] = ..., pass_pow_k: _Optional[_Mapping[int, float]] = ..., latency: _Optional[_Union[LatencySummary, _Mapping]] = ..., errors: _Optional[int] = ..., timeouts: _Optional[int] = ..., input_tokens: _Optional[int] = ..., output_tokens: _Optional[int] = ..., cost_usd: _Optional[float] = ..., cases: _Optional[_Iterable[_Union[CaseSummary, _Mapping]]] = ..., pass_rate_low: _Optional[float] = ..., pass_rate_high: _Optional[float] = ..., tags: _Optional[_Iterable[_Union[TagSummary, _Mapping]]] = ..., cost_unknown_trials: _Optional[int] = ...) -> None: ...

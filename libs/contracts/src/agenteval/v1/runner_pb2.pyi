@@ -157,7 +157,7 @@ class WatchRunsRequest(_message.Message):
     def __init__(self, suite: _Optional[str] = ..., agent_version: _Optional[str] = ..., project: _Optional[str] = ..., after: _Optional[int] = ...) -> None: ...
 
 class TrialResult(_message.Message):
-    __slots__ = ("trial_id", "case_id", "trial_index", "status", "passed", "score", "grades", "input_tokens", "output_tokens", "cost_usd", "latency_ms", "tags", "error_code", "error_message")
+    __slots__ = ("trial_id", "case_id", "trial_index", "status", "passed", "score", "grades", "input_tokens", "output_tokens", "cost_usd", "latency_ms", "tags", "error_code", "error_message", "cost_unknown")
     TRIAL_ID_FIELD_NUMBER: _ClassVar[int]
     CASE_ID_FIELD_NUMBER: _ClassVar[int]
     TRIAL_INDEX_FIELD_NUMBER: _ClassVar[int]
@@ -172,6 +172,7 @@ class TrialResult(_message.Message):
     TAGS_FIELD_NUMBER: _ClassVar[int]
     ERROR_CODE_FIELD_NUMBER: _ClassVar[int]
     ERROR_MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    COST_UNKNOWN_FIELD_NUMBER: _ClassVar[int]
     trial_id: str
     case_id: str
     trial_index: int
@@ -186,7 +187,8 @@ class TrialResult(_message.Message):
     tags: _containers.RepeatedScalarFieldContainer[str]
     error_code: str
     error_message: str
-    def __init__(self, trial_id: _Optional[str] = ..., case_id: _Optional[str] = ..., trial_index: _Optional[int] = ..., status: _Optional[_Union[_common_pb2.TrialStatus, str]] = ..., passed: _Optional[bool] = ..., score: _Optional[float] = ..., grades: _Optional[_Iterable[_Union[_transcripts_pb2.TrialGrade, _Mapping]]] = ..., input_tokens: _Optional[int] = ..., output_tokens: _Optional[int] = ..., cost_usd: _Optional[float] = ..., latency_ms: _Optional[float] = ..., tags: _Optional[_Iterable[str]] = ..., error_code: _Optional[str] = ..., error_message: _Optional[str] = ...) -> None: ...
+    cost_unknown: bool
+    def __init__(self, trial_id: _Optional[str] = ..., case_id: _Optional[str] = ..., trial_index: _Optional[int] = ..., status: _Optional[_Union[_common_pb2.TrialStatus, str]] = ..., passed: _Optional[bool] = ..., score: _Optional[float] = ..., grades: _Optional[_Iterable[_Union[_transcripts_pb2.TrialGrade, _Mapping]]] = ..., input_tokens: _Optional[int] = ..., output_tokens: _Optional[int] = ..., cost_usd: _Optional[float] = ..., latency_ms: _Optional[float] = ..., tags: _Optional[_Iterable[str]] = ..., error_code: _Optional[str] = ..., error_message: _Optional[str] = ..., cost_unknown: _Optional[bool] = ...) -> None: ...
 
 class WatchRunResponse(_message.Message):
     __slots__ = ("type", "run_id", "trials_total", "trials_completed", "trials_graded", "passes", "summary", "seq", "trials", "suite", "agent_version", "project", "reason")

@@ -22,6 +22,7 @@ from agenteval.reports._comparison import (
     comparison_report,
     headline,
 )
+from agenteval.reports._format import cost as cost_text
 from agenteval.reports._inspect import INSPECT_LOG_VERSION, ExportTrial, inspect_eval_log
 from agenteval.reports._markdown import comparison_markdown, plan_markdown, run_markdown
 from agenteval.reports._run import (
@@ -88,6 +89,7 @@ __all__ = [
     "TrialPlan",
     "comparison_markdown",
     "comparison_report",
+    "cost_text",
     "headline",
     "inspect_eval_log",
     "plan_markdown",

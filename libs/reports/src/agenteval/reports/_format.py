@@ -40,6 +40,15 @@ def usd(value: float) -> str:
     return f"${value:.4f}"
 
 
+def cost(value: float, unknown_trials: int = 0) -> str:
+    """A cost that may be partly unknown: '$0.0123'; 'unknown for 3 trials' when nothing could
+    be priced; '$0.0123 + unknown for 1 trial' when some trials' tokens could not."""
+    if not unknown_trials:
+        return usd(value)
+    unknown = f"unknown for {count(unknown_trials, 'trial')}"
+    return unknown if value == 0 else f"{usd(value)} + {unknown}"
+
+
 def score(value: float | None) -> str:
     """A grader's mean score in [0, 1] with two decimals; '' when the grader did not run."""
     return "" if value is None else f"{value:.2f}"

@@ -47,6 +47,9 @@ class Figures(BaseModel):
     input_tokens: int
     output_tokens: int
     cost_usd: float
+    cost_unknown_trials: int = 0
+    """Trials whose agent's tokens could not all be priced (no model named, or one missing from
+    the price table): ``cost_usd`` leaves those tokens out."""
     errors: int
     """Trials whose agent raised."""
     timeouts: int
@@ -203,6 +206,7 @@ def _common_figures(s: CaseSummary | TagSummary, k: int) -> dict[str, Any]:
         "input_tokens": s.input_tokens,
         "output_tokens": s.output_tokens,
         "cost_usd": s.cost_usd,
+        "cost_unknown_trials": s.cost_unknown_trials,
         "grader_scores": dict(sorted(s.grader_scores.items())),
     }
 
@@ -346,6 +350,7 @@ def run_report(
         input_tokens=summary.input_tokens,
         output_tokens=summary.output_tokens,
         cost_usd=summary.cost_usd,
+        cost_unknown_trials=summary.cost_unknown_trials,
         errors=summary.errors,
         timeouts=summary.timeouts,
         grader_scores=_mean_scores(cases),

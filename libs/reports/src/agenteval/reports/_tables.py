@@ -52,7 +52,7 @@ def _figure_cells(x: Figures, graders: list[str]) -> list[str]:
         f.ms(x.latency_p95_ms),
         f.ms(x.latency_p99_ms),
         f.tokens(x.input_tokens, x.output_tokens),
-        f.usd(x.cost_usd),
+        f.cost(x.cost_usd, x.cost_unknown_trials),
     ] + [f.score(x.grader_scores.get(g)) for g in graders]
 
 

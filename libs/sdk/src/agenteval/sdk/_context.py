@@ -14,6 +14,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from agenteval.contracts.suite import is_function_mock, is_table_mock
 from agenteval.contracts.trace import Step, Usage
 
 
@@ -64,6 +65,8 @@ class AgentContext:
         try:
             result = self._invoke(name, fn, arguments)
             if inspect.isawaitable(result):
+                if inspect.iscoroutine(result):
+                    result.close()  # never to be awaited
                 raise TypeError(f"tool {name!r} is async: use 'await ctx.acall_tool(...)'")
         except Exception as exc:
             raise self._failed(name, arguments, exc, started) from exc
@@ -147,12 +150,15 @@ class AgentContext:
 
     # -- internals ---------------------------------------------------------------------
     def _mock_result(self, name: str, arguments: dict[str, Any]) -> Any:
-        """The mock's answer: a fixed value; ``{"error": ...}`` (the tool fails); or a table by
+        """The mock's answer: a fixed value; ``{"error": ...}`` (the tool fails);
+        ``{"python": "module:function"}`` (the function called with the arguments as keyword
+        arguments: what it returns, or the tool fails with what it raises); or a table by
         arguments, ``{"by_arguments": [{"when": {...}, "result": ...}, ...], "otherwise": ...}``:
         the first row whose ``when`` items all equal the call's arguments answers (its result
-        may itself be ``{"error": ...}``), else ``otherwise``, else the tool fails saying so."""
+        may itself be ``{"error": ...}`` or ``{"python": ...}``), else ``otherwise``, else the
+        tool fails saying so."""
         mock = self.tool_mocks[name]
-        if isinstance(mock, dict) and "by_arguments" in mock and set(mock) <= {"by_arguments", "otherwise"}:
+        if is_table_mock(mock):
             for row in mock["by_arguments"] or []:
                 when = (row.get("when") or {}) if isinstance(row, dict) else None
                 if isinstance(when, dict) and all(arguments.get(k) == v for k, v in when.items()):
@@ -164,6 +170,8 @@ class AgentContext:
                 mock = mock["otherwise"]
         if isinstance(mock, dict) and set(mock) == {"error"}:
             raise ToolError(str(mock["error"]))
+        if is_function_mock(mock):
+            return _mock_function(name, mock["python"])(**arguments)
         return copy.deepcopy(mock)
 
     def _record_tool(
@@ -173,6 +181,24 @@ class AgentContext:
         if exc is not None:
             error = str(exc) or type(exc).__name__
         self.record_tool_call(name, arguments, result, error, (time.perf_counter() - started) * 1000.0)
+
+
+_functions: dict[str, Callable[..., Any]] = {}
+"""Mock functions loaded in this process, by spec."""
+
+
+def _mock_function(tool: str, spec: Any) -> Callable[..., Any]:
+    """The function of a ``{"python": spec}`` mock; ToolError when it cannot be loaded."""
+    if isinstance(spec, str) and spec in _functions:
+        return _functions[spec]
+    from agenteval.sdk._functions import load_function
+
+    try:
+        fn = load_function(spec)
+    except ValueError as exc:
+        raise ToolError(f"the mock of tool {tool!r} cannot be loaded: {exc}") from None
+    _functions[spec] = fn
+    return fn
 
 
 def _jsonable(value: Any) -> Any:

@@ -17,7 +17,14 @@ from agenteval.stats.compare import (
     compare_runs,
     trials_to_flag,
 )
-from agenteval.stats.cost import PRICES_ENV, active_prices, cost_usd, known_model, load_prices
+from agenteval.stats.cost import (
+    PRICES_ENV,
+    active_prices,
+    cost_usd,
+    known_model,
+    load_prices,
+    unpriced_tokens,
+)
 from agenteval.stats.flaky import (
     Homogeneity,
     RunFlakiness,
@@ -99,5 +106,6 @@ __all__ = [
     "suite_trials_needed",
     "trials_needed",
     "trials_to_flag",
+    "unpriced_tokens",
     "wilson_interval",
 ]

@@ -90,3 +90,22 @@ def cost_usd(model: str, input_tokens: int, output_tokens: int, prices: PriceTab
     if price is None:
         return 0.0
     return (input_tokens * price.input_per_mtok + output_tokens * price.output_per_mtok) / 1_000_000
+
+
+def unpriced_tokens(
+    models: Mapping[str, Mapping[str, int]],
+    input_tokens: int,
+    output_tokens: int,
+    prices: PriceTable | None = None,
+) -> int:
+    """Tokens of a trial that no price can be put on: those not attributed to any model (a
+    usage reported without its model) and those of models missing from the price table. When
+    it is above 0, the trial's cost is unknown, not $0."""
+    attributed_in = attributed_out = unknown = 0
+    for model, tokens in models.items():
+        n_in, n_out = int(tokens.get("input_tokens", 0)), int(tokens.get("output_tokens", 0))
+        attributed_in += n_in
+        attributed_out += n_out
+        if not known_model(model, prices):
+            unknown += n_in + n_out
+    return unknown + max(0, input_tokens - attributed_in) + max(0, output_tokens - attributed_out)

@@ -12,7 +12,14 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from agenteval.contracts.suite import Case, GraderSpec, Suite
+from agenteval.contracts.suite import (
+    Case,
+    GraderSpec,
+    Suite,
+    is_function_mock,
+    mock_answers,
+    parse_function_spec,
+)
 from agenteval.suites._canonical import canonical_json, case_digest, suite_data, suite_digest
 from agenteval.suites._diff import CaseChange, FieldChange, SuiteDiff, diff_suites
 from agenteval.suites._errors import SuiteError
@@ -122,8 +129,25 @@ def validate_suite(suite: Suite, source: str = "<suite>") -> None:
             problems.append(f"{where}: {exc}")
             continue
         problems += _import_problems(spec, suite.allowed_imports, where)
+    for ci, case in enumerate(suite.cases):
+        problems += _mock_problems(case, f"{source}: cases[{ci}] (id {case.id!r})")
     if problems:
         raise SuiteError("\n".join(problems))
+
+
+def _mock_problems(case: Case, where: str) -> list[str]:
+    """Malformed ``{"python": "module:function"}`` tool mocks (nothing is imported here: the
+    runner decides which modules it may load, and loads them in its agent workers)."""
+    problems = []
+    for tool, mock in case.tool_mocks.items():
+        for at, answer in mock_answers(mock):
+            if not is_function_mock(answer):
+                continue
+            try:
+                parse_function_spec(answer["python"])
+            except ValueError as exc:
+                problems.append(f"{where}: tool_mocks.{tool}{at}: {exc}")
+    return problems
 
 
 def _import_problems(spec: GraderSpec, suite_allowed: list[str], where: str) -> list[str]:

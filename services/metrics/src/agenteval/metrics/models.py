@@ -1,7 +1,7 @@
 """The metrics service's tables: one row per graded trial, one per run (summaries are computed
 from the trials, not stored: the runner keeps a run's one stored summary)."""
 
-from sqlalchemy import BigInteger, Boolean, Column, Float, Integer, MetaData, String, Table, Text
+from sqlalchemy import BigInteger, Boolean, Column, Float, Integer, MetaData, String, Table, Text, true
 
 metadata = MetaData()
 
@@ -19,6 +19,8 @@ trial_results = Table(
     Column("input_tokens", BigInteger, nullable=False),
     Column("output_tokens", BigInteger, nullable=False),
     Column("cost_usd", Float, nullable=False),
+    # False: some of the agent's tokens had no price (no model named, or none in the table).
+    Column("cost_known", Boolean, nullable=False, server_default=true()),
     Column("grader_scores_json", Text, nullable=False),
     Column("tags_json", Text, nullable=False),
 )

@@ -18,7 +18,9 @@ class MetricsRepository:
     def __init__(self, engine: AsyncEngine) -> None:
         self.engine = engine
 
-    async def record(self, graded: Sequence[TrialGraded], costs: Sequence[float]) -> list[dict[str, Any]]:
+    async def record(
+        self, graded: Sequence[TrialGraded], costs: Sequence[tuple[float, bool]]
+    ) -> list[dict[str, Any]]:
         """Store graded trials; a trial seen before is left as it was (idempotent). Returns the
         rows as offered (the shape :meth:`trials` reads back)."""
         if not graded:
@@ -35,7 +37,8 @@ class MetricsRepository:
                 "latency_ms": g.latency_ms,
                 "input_tokens": g.input_tokens,
                 "output_tokens": g.output_tokens,
-                "cost_usd": cost,
+                "cost_usd": cost[0],
+                "cost_known": cost[1],
                 "grader_scores_json": json.dumps({gr.name: gr.score for gr in g.grades}),
                 "tags_json": json.dumps(g.tags),
             }

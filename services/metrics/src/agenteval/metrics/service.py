@@ -12,7 +12,7 @@ import hashlib
 import logging
 import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from agenteval.contracts.events import (
     Event,
@@ -53,13 +53,22 @@ class PlanPending(RuntimeError):
     """A graded trial of a run whose run.submitted has not arrived yet: try again later."""
 
 
-def trial_cost(g: TrialGraded) -> float:
-    from agenteval.stats import cost_usd
+class TrialCost(NamedTuple):
+    usd: float
+    """The agent's priced tokens plus grading."""
+    known: bool
+    """False when some of the agent's tokens could not be priced (no model named for them, or a
+    model not in the price table): ``usd`` leaves them out, and the run says so."""
+
+
+def trial_cost(g: TrialGraded) -> TrialCost:
+    from agenteval.stats import cost_usd, unpriced_tokens
 
     agent_cost = sum(
         cost_usd(model, t.get("input_tokens", 0), t.get("output_tokens", 0)) for model, t in g.models.items()
     )
-    return agent_cost + g.grading_cost_usd
+    known = unpriced_tokens(g.models, g.input_tokens, g.output_tokens) == 0
+    return TrialCost(agent_cost + g.grading_cost_usd, known)
 
 
 class MetricsService:
@@ -140,7 +149,7 @@ class MetricsService:
         costs = [trial_cost(g) for g in graded]
         rows = await self.repo.record(graded, costs)
         self._remember(rows)
-        by_run: dict[str, list[tuple[TrialGraded, float]]] = {}
+        by_run: dict[str, list[tuple[TrialGraded, TrialCost]]] = {}
         for g, cost in zip(graded, costs, strict=True):
             by_run.setdefault(g.run_id, []).append((g, cost))
         for run_id, items in by_run.items():
@@ -151,7 +160,7 @@ class MetricsService:
                 await self._check(run_id, progress)
 
     async def _report_trials(
-        self, run_id: str, items: list[tuple[TrialGraded, float]], progress: tuple[int, int, int, bool]
+        self, run_id: str, items: list[tuple[TrialGraded, TrialCost]], progress: tuple[int, int, int, bool]
     ) -> None:
         graded, passes, total, _ = progress
         first = items[0][0]
@@ -168,7 +177,8 @@ class MetricsService:
                 grades=g.grades,
                 input_tokens=g.input_tokens,
                 output_tokens=g.output_tokens,
-                cost_usd=cost,
+                cost_usd=cost.usd,
+                cost_unknown=not cost.known,
                 latency_ms=g.latency_ms,
                 tags=g.tags,
                 error=g.error,

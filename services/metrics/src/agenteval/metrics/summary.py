@@ -53,6 +53,7 @@ def summarize(run_id: str, rows: list[dict[str, Any]], meta: dict[str, Any] | No
                 input_tokens=sum(t["input_tokens"] for t in trials),
                 output_tokens=sum(t["output_tokens"] for t in trials),
                 cost_usd=sum(t["cost_usd"] for t in trials),
+                cost_unknown_trials=sum(1 for t in trials if not t.get("cost_known", True)),
                 tags=tags,
                 grader_scores={k: sum(v) / len(v) for k, v in sorted(scores.items())},
                 flaky=0 < c < n,
@@ -82,6 +83,7 @@ def summarize(run_id: str, rows: list[dict[str, Any]], meta: dict[str, Any] | No
         input_tokens=sum(cs.input_tokens for cs in cases),
         output_tokens=sum(cs.output_tokens for cs in cases),
         cost_usd=sum(cs.cost_usd for cs in cases),
+        cost_unknown_trials=sum(cs.cost_unknown_trials for cs in cases),
         cases=cases,
         tags=tags,
     )
@@ -119,6 +121,7 @@ def _by_tag(cases: list[CaseSummary], rows_by_case: dict[str, list[dict[str, Any
                 input_tokens=sum(c.input_tokens for c in group),
                 output_tokens=sum(c.output_tokens for c in group),
                 cost_usd=sum(c.cost_usd for c in group),
+                cost_unknown_trials=sum(c.cost_unknown_trials for c in group),
                 grader_scores={name: sum(v) / len(v) for name, v in sorted(scores.items())},
             )
         )

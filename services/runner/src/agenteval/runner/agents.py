@@ -6,7 +6,8 @@
   are trusted (``AGENTEVAL_RUNNER_AGENTS_IN_PROCESS``).
 - ``grpc://host:port``: a server implementing ``agenteval.v1.AgentService``.
 - ``http://...`` / ``https://...``: an HTTP endpoint the case is POSTed to (``http_agent``).
-- ``anthropic:MODEL``: Claude in a tool-use loop over the case's mocked tools (``anthropic_agent``).
+- ``anthropic:MODEL``: Claude in a tool-use loop over the case's mocked tools (``anthropic_agent``),
+  in an agent worker like ``python:`` agents: its tools' ``{"python": ...}`` mocks are user code.
 """
 
 from __future__ import annotations
@@ -14,12 +15,9 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextvars
-import importlib
-import importlib.util
 import inspect
 import os
 import re
-import sys
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -28,6 +26,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from agenteval.contracts.errors import InvalidArgument, PermissionDenied
+from agenteval.contracts.suite import Case, is_function_mock, mock_answers
 from agenteval.sdk import AgentContext
 
 
@@ -245,16 +244,18 @@ def resolve_registered(spec: str, registered: dict[str, str]) -> str | None:
     raise InvalidArgument(f"agent {spec!r}: no agent registered by that name; registered: {known}")
 
 
-def check_allowed(spec: str, modules: str | None, paths: bool) -> None:
-    """Refuse a ``python:`` agent the runner's policy does not allow (see RunnerSettings.agent_modules)."""
+def check_allowed(spec: str, modules: str | None, paths: bool, label: str = "") -> None:
+    """Refuse a ``python:`` agent the runner's policy does not allow (see RunnerSettings.agent_modules);
+    ``label`` names it in the error (by default "agent SPEC")."""
     spec = (spec or "").strip()
     if not spec.startswith("python:"):
         return
+    label = label or f"agent {spec!r}"
     module_name, _ = parse_python_spec(spec)
     if module_name.endswith(".py") or "/" in module_name or os.sep in module_name:
         if not paths:
             raise PermissionDenied(
-                f"agent {spec!r}: this runner does not run agents from file paths; run a module "
+                f"{label}: this runner does not run code from file paths; run a module "
                 "allowed by AGENTEVAL_RUNNER_AGENT_MODULES, or set AGENTEVAL_RUNNER_AGENT_PATHS=1"
             )
         return
@@ -262,43 +263,37 @@ def check_allowed(spec: str, modules: str | None, paths: bool) -> None:
     if "*" in allowed or any(module_name == m or module_name.startswith(m + ".") for m in allowed):
         return
     raise PermissionDenied(
-        f"agent {spec!r}: module {module_name!r} is not one this runner may run "
+        f"{label}: module {module_name!r} is not one this runner may run "
         f"(AGENTEVAL_RUNNER_AGENT_MODULES={modules or ''!r}); use a grpc:// agent, or ask the "
         "operator to allow the module"
     )
 
 
+FUNCTION_AGENTS = ("python:", "anthropic:")
+"""Agents that call a case's ``{"python": ...}`` tool mocks themselves (other agents get the
+mocks as data)."""
+
+
+def function_mocks(cases: list[Case]) -> dict[str, str]:
+    """The ``python:`` spec of each distinct ``{"python": ...}`` tool mock in ``cases``, with where
+    the first one is (for errors)."""
+    found: dict[str, str] = {}
+    for case in cases:
+        for tool, mock in case.tool_mocks.items():
+            for _, answer in mock_answers(mock):
+                if is_function_mock(answer) and isinstance(answer["python"], str):
+                    spec = "python:" + answer["python"].strip()
+                    found.setdefault(spec, f"tool mock {tool!r} of case {case.id!r} ({spec})")
+    return found
+
+
 def _import_callable(spec: str) -> Callable[..., Any]:
-    module_name, attr = parse_python_spec(spec)
-    if module_name.endswith(".py") or os.sep in module_name:
-        path = Path(module_name).resolve()
-        if not path.exists():
-            raise InvalidArgument(f"agent {spec!r}: file {module_name} does not exist")
-        mod_spec = importlib.util.spec_from_file_location(f"agenteval_agent_{abs(hash(path))}", path)
-        if mod_spec is None or mod_spec.loader is None:
-            raise InvalidArgument(f"agent {spec!r}: cannot load {module_name}")
-        module = importlib.util.module_from_spec(mod_spec)
-        mod_spec.loader.exec_module(module)
-    else:
-        cwd = os.getcwd()
-        if cwd not in sys.path:
-            sys.path.insert(0, cwd)
-        try:
-            module = importlib.import_module(module_name)
-        except ImportError as exc:
-            raise InvalidArgument(f"agent {spec!r}: cannot import module {module_name!r}: {exc}") from None
-        except Exception as exc:
-            raise InvalidArgument(
-                f"agent {spec!r}: importing {module_name!r} failed: {type(exc).__name__}: {exc}"
-            ) from None
-    fn: object = module
-    for part in attr.split("."):
-        fn = getattr(fn, part, None)
-        if fn is None:
-            raise InvalidArgument(f"agent {spec!r}: {module_name!r} has no attribute {attr!r}")
-    if not callable(fn):
-        raise InvalidArgument(f"agent {spec!r}: {attr!r} is not callable")
-    return fn
+    from agenteval.sdk._functions import load_function
+
+    try:
+        return load_function(spec[len("python:") :])
+    except ValueError as exc:
+        raise InvalidArgument(f"agent {spec!r}: {exc}") from None
 
 
 def load_agent(spec: str) -> Agent:

@@ -1,8 +1,10 @@
 """``anthropic:MODEL`` agents: Claude in a tool-use loop over the case's tools.
 
-The case's tools are the names in its ``tool_mocks``; a tool's result is its mock (a fixed
-value, or ``{"error": ...}`` for a failing tool), given back to the model as a tool result
-(an error as ``is_error``). A tool the model asks for that the case does not mock is an
+The case's tools are the names in its ``tool_mocks``; a tool's result is its mock's answer (a
+fixed value, ``{"error": ...}`` for a failing tool, a table by arguments, or what a
+``{"python": "module:function"}`` mock's function returns or raises), given back to the model
+as a tool result (an error as ``is_error``). The loop runs in an agent worker process (see
+``trials``), since a mock function is user code. A tool the model asks for that the case does not mock is an
 error result too. The loop ends at the model's final answer, or after MAX_TURNS model calls
 (an ``agent_error`` trial). Every call is recorded with its model and the tokens the API
 reports, so the run's cost is computed from them. The real ``anthropic`` SDK is used; the

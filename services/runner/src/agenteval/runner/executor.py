@@ -139,6 +139,7 @@ def build_trace(
             error = _error("bad_agent_output", f"the agent returned a trace dict that does not fit: {exc}")
         if isinstance(extra.get("metadata"), dict):
             meta.update(extra["metadata"])
+        usage = attribute_usage(usage, steps, "usage" in extra)
     return Trace(
         steps=steps,
         output=output,
@@ -149,6 +150,33 @@ def build_trace(
         error=error,
         metadata=meta,
     )
+
+
+def attribute_usage(usage: Usage, steps: list[Step], reported: bool) -> Usage:
+    """The trial's usage with its tokens attributed to models, so they can be priced: an agent
+    that reports a trace (HTTP, gRPC, a returned dict) may give ``usage`` without ``models``, or
+    its LLM calls' tokens without any ``usage`` (``reported`` False). Tokens of LLM-call steps are
+    counted per model; usage with no model at all goes to the one model its steps name. What
+    cannot be attributed stays so: the run counts the trial's cost as unknown, never $0."""
+    calls = [s for s in steps if s.type == "llm_call"]
+    per_model: dict[str, dict[str, int]] = {}
+    for s in calls:
+        if s.model:
+            counts = per_model.setdefault(s.model, {"input_tokens": 0, "output_tokens": 0})
+            counts["input_tokens"] += s.input_tokens
+            counts["output_tokens"] += s.output_tokens
+    if not reported:
+        step_in, step_out = sum(s.input_tokens for s in calls), sum(s.output_tokens for s in calls)
+        if usage.input_tokens >= step_in and usage.output_tokens >= step_out:
+            return usage  # the steps are the context's own, already counted
+        usage = Usage(input_tokens=step_in, output_tokens=step_out)
+    if usage.models or not (usage.input_tokens or usage.output_tokens):
+        return usage
+    if len(per_model) == 1 and not any(sum(c.values()) for c in per_model.values()):
+        [model] = per_model
+        per_model = {model: {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens}}
+    per_model = {m: c for m, c in per_model.items() if c["input_tokens"] or c["output_tokens"]}
+    return usage.model_copy(update={"models": per_model})
 
 
 async def _call(

@@ -35,7 +35,7 @@ from agenteval.contracts.summary import RunSummary
 from agenteval.contracts.trace import Trace, TrialError
 from agenteval.grading.eval_function import SAVED_EVAL
 from agenteval.runner import instruments
-from agenteval.runner.agents import check_allowed, resolve_registered
+from agenteval.runner.agents import FUNCTION_AGENTS, check_allowed, function_mocks, resolve_registered
 from agenteval.runner.executor import fit_trace, fits_bus, trial_seed, unserializable
 from agenteval.runner.repository import RunRecord, RunRepository
 from agenteval.runner.settings import RunnerSettings
@@ -177,6 +177,13 @@ class RunnerService:
             check_allowed(agent, self.agent_modules, self.agent_paths)
         runnable = registered or agent  # the run shows agent:NAME; its trials run what it stands for
         await self.trials.check(runnable)  # fail now, with a clear reason, not in every trial
+        if runnable.strip().startswith(FUNCTION_AGENTS):
+            for spec, label in function_mocks(suite.cases).items():
+                check_allowed(spec, self.agent_modules, self.agent_paths, label)
+                try:
+                    await self.trials.check(spec)
+                except InvalidArgument as exc:  # said of an agent: say it of the mock
+                    raise InvalidArgument(f"{label}: {str(exc).removeprefix(f'agent {spec!r}: ')}") from None
         if inp.k is not None and not 1 <= inp.k <= 1000:
             raise InvalidArgument(f"k must be between 1 and 1000, got {inp.k}")
         if inp.timeout_s is not None and not (math.isfinite(inp.timeout_s) and 0 < inp.timeout_s <= 3600):

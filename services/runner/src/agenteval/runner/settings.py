@@ -26,8 +26,8 @@ class RunnerSettings(BaseSettings):
     default_timeout_s: float = 60.0
     """Per-trial timeout when neither the run nor the suite sets one."""
     agents_in_process: bool = False
-    """Run ``python:`` agents inside the runner's own process, as trusted code (how agenteval
-    ran them before agent workers). Nothing protects the runner then: a blocking, exiting,
+    """Run ``python:`` and ``anthropic:`` agents (and the cases' ``{"python": ...}`` tool mocks)
+    inside the runner's own process, as trusted code (how agenteval ran them before agent workers). Nothing protects the runner then: a blocking, exiting,
     memory-hungry or noisy agent stops or floods it for every run. For local runs of your own
     agents only; the default runs them in agent worker processes."""
     agent_workers: int = Field(default=0, ge=0)

@@ -1,6 +1,8 @@
-"""Where trials run: ``python:`` agents in agent worker processes (the default) or, when the
-runner is told its agents are trusted, in the runner's own process; ``grpc://`` agents from
-the runner (they are network calls: no user code runs here)."""
+"""Where trials run: ``python:`` and ``anthropic:`` agents in agent worker processes (the
+default) or, when the runner is told its agents are trusted, in the runner's own process (an
+``anthropic:`` agent's tool loop calls the case's ``{"python": ...}`` tool mocks, user code);
+``grpc://`` and ``http(s)://`` agents from the runner (they are network calls: no user code
+runs here)."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from pydantic import ValidationError
 from agenteval.contracts.errors import InvalidArgument
 from agenteval.contracts.events import TrialRequested
 from agenteval.contracts.trace import Trace, TrialError
-from agenteval.runner.agents import check_spec, load_agent
+from agenteval.runner.agents import FUNCTION_AGENTS, check_spec, load_agent
 from agenteval.runner.executor import MAX_ERROR_CHARS, cancelled_trace, run_trial, trial_metadata
 from agenteval.runner.settings import RunnerSettings
 from agenteval.runner.workers import Verdict, WorkerLimits, WorkerPool
@@ -68,7 +70,7 @@ class TrialRunner:
         if cancelled:
             return cancelled_trace(req)
         spec = req.agent.strip()
-        if self.pool is None or not spec.startswith("python:"):
+        if self.pool is None or not spec.startswith(FUNCTION_AGENTS):
             return await run_trial(req)
         case = req.case
         item = (

@@ -29,6 +29,7 @@ def trial_result_to_pb(t: TrialResult) -> runner_pb2.TrialResult:
         input_tokens=t.input_tokens,
         output_tokens=t.output_tokens,
         cost_usd=t.cost_usd,
+        cost_unknown=t.cost_unknown,
         latency_ms=t.latency_ms,
         tags=t.tags,
         error_code=t.error.code if t.error else "",

@@ -282,6 +282,7 @@ def _log_params_and_metrics(client: MlflowClient, run_id: str, summary: RunSumma
         "latency_p95_ms": summary.latency.p95_ms,
         "latency_p99_ms": summary.latency.p99_ms,
         "cost_usd": summary.cost_usd,
+        "cost_unknown_trials": float(summary.cost_unknown_trials),
         "input_tokens": float(summary.input_tokens),
         "output_tokens": float(summary.output_tokens),
         "errors": float(summary.errors),

@@ -1,4 +1,4 @@
-"""An agent worker: a process of the runner's pool that runs ``python:`` agents.
+"""An agent worker: a process of the runner's pool that runs ``python:`` and ``anthropic:`` agents.
 
 Started by the pool as ``python -I -c <bootstrap>`` (with the runner's ``sys.path``, working
 directory and environment), it reads batches of trials from its stdin and writes their traces
