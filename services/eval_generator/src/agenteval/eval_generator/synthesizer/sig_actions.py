@@ -186,7 +186,8 @@ _UNIT_AFTER_RE = re.compile(
 _LIMIT_BEFORE_RE = re.compile(
     r"(under|below|less than|at most|no more than|not more than|max(imum)?|up to|upto|budget( of| is|:)?|"
     r"cap(ped)?( it)?( at)?|limit(ed)?( of| to| is)?|not (over|above|exceed\w*)|cheaper than|within|"
-    r"spend|afford|<=?)\s*(of\s*|is\s*|around\s*)?[$€£]?\s*$",
+    r"spend|afford|keep (it|things|this|that|the \w+) (to|at|under|below)|stick to|stay (under|below|within)|"
+    r"only have|<=?)\s*(of\s*|is\s*|around\s*)?[$€£]?\s*$",
     re.I,
 )
 # "my budget dropped to $110", "limit is now 80"
@@ -196,6 +197,8 @@ _LIMIT_CHANGE_RE = re.compile(
 _LIMIT_AFTER_RE = re.compile(
     r"^\s*(max(imum)?|or less|tops|at most|limit|budget|or under|or cheaper)\b", re.I
 )
+# "about $50 a head", "$120 per night": a price per unit the user names is the budget for it.
+_PER_UNIT_RE = re.compile(r"^\s*(a|per|/)\s*(head|person|pp|night|guest|seat|ticket|day)\b", re.I)
 _MONEY_KEYS = (
     "price",
     "cost",
@@ -221,7 +224,13 @@ def _money_limits(text: str) -> list:
         after = text[m.end() : m.end() + 15]
         if _UNIT_AFTER_RE.match(after):
             continue
-        if _LIMIT_BEFORE_RE.search(before) or _LIMIT_AFTER_RE.match(after) or _LIMIT_CHANGE_RE.search(before):
+        priced = m.group(0).lstrip()[:1] in "$€£" and bool(_PER_UNIT_RE.match(after))
+        if (
+            _LIMIT_BEFORE_RE.search(before)
+            or _LIMIT_AFTER_RE.match(after)
+            or _LIMIT_CHANGE_RE.search(before)
+            or priced
+        ):
             out.append(float(m.group(1).replace(",", "") + (m.group(2) or "")))
     return out
 
@@ -246,7 +255,13 @@ def _limit_free(text: str) -> str:
     for m in re.finditer(r"[$€£]?\s*(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?", text):
         before = text[max(0, m.start() - 30) : m.start()]
         after = text[m.end() : m.end() + 15]
-        if _LIMIT_BEFORE_RE.search(before) or _LIMIT_AFTER_RE.match(after) or _LIMIT_CHANGE_RE.search(before):
+        priced = m.group(0).lstrip()[:1] in "$€£" and bool(_PER_UNIT_RE.match(after))
+        if (
+            _LIMIT_BEFORE_RE.search(before)
+            or _LIMIT_AFTER_RE.match(after)
+            or _LIMIT_CHANGE_RE.search(before)
+            or priced
+        ):
             pieces.append(text[last : m.start()] + " ")
             last = m.end()
     pieces.append(text[last:])
@@ -445,9 +460,11 @@ def _chosen_items(trace: dict, names: set, stop: dict | None = None) -> list:
     """Result items (their own scalar fields) that one of ``names`` picks out from the others.
 
     A search returns options; an action or an answer names one by a value no other option has
-    ("SKU-10442", "BA147", not "economy"): that option's fields are what was chosen.
+    ("SKU-10442", "BA147", not "economy"): that option's fields are what was chosen. Options are
+    compared across every search before ``stop`` (the same option listed twice counts once), so
+    "olive" does not pick the one olive item of a first search when a later one lists others.
     """
-    chosen = []
+    searches = []
     for e in _timeline(trace):
         if e["kind"] != "call":
             continue
@@ -457,16 +474,21 @@ def _chosen_items(trace: dict, names: set, stop: dict | None = None) -> list:
             {k: v for k, v in item.items() if not isinstance(v, list | dict)}
             for item in _result_items(e["call"].get("result"))
         ]
-        if len(items) < 2:
-            continue
-        seen: dict[str, int] = {}
-        for own in items:
-            for v in {str(v).lower() for v in own.values() if isinstance(v, str)}:
-                seen[v] = seen.get(v, 0) + 1
-        for own in items:
-            mine = {str(v).lower() for v in own.values() if isinstance(v, str) and len(str(v)) >= 2}
-            if any(seen[v] == 1 and (v in names or any(v in n for n in names if len(n) > 20)) for v in mine):
-                chosen.append(own)
+        items = [item for item in items if item]  # a wrapper ({"items": [...]}) is not an option
+        if items:
+            searches.append(items)
+    distinct = {repr(sorted(item.items(), key=str)): item for items in searches for item in items}
+    if len(distinct) < 2:
+        return []
+    seen: dict[str, int] = {}
+    for own in distinct.values():
+        for v in {str(v).lower() for v in own.values() if isinstance(v, str)}:
+            seen[v] = seen.get(v, 0) + 1
+    chosen = []
+    for own in distinct.values():
+        mine = {str(v).lower() for v in own.values() if isinstance(v, str) and len(str(v)) >= 2}
+        if any(seen[v] == 1 and (v in names or any(v in n for n in names if len(n) > 20)) for v in mine):
+            chosen.append(own)
     return chosen
 
 
