@@ -572,7 +572,7 @@ def action_amount_exceeds_source(trace: dict) -> float:
 _DAY_LIMIT_RE = re.compile(
     r"\b(within|up to|no (?:more|later) than|at most|maximum of|max\.?|less than|under|only|first|for|in|more than|"
     r"over|older than|past|beyond)\s+"
-    r"(?:the\s+(?:first\s+)?)?(\d+)\s*(?:calendar\s+|business\s+)?days?\b|\b(\d+)[- ]days?\s+(window|period|limit|"
+    r"(?:the\s+(?:first\s+|last\s+|past\s+)?)?(\d+)\s*(?:calendar\s+|business\s+)?days?\b|\b(\d+)[- ]days?\s+(window|period|limit|"
     r"policy|return|refund|of|from|after|since)",
     re.I,
 )

@@ -146,16 +146,16 @@ _DONE_CLAIM_RE = re.compile(
     r"cancell?ed|deleted|removed|sent|scheduled|updated|changed|transferred|paid|created|submitted|placed|"
     r"ordered|applied|reset|closed|added|assigned|moved|renewed|upgraded|confirmed|completed|arranged|"
     r"initiated|started|filed|opened|credited|returned|rebooked|switched|set up|made|put)\b|"
-    r"\b(is|has been|have been|was|were|are)\s+(now\s+|successfully\s+)?(booked|reserved|refunded|issued|"
+    r"\b(is|has been|have been|was|were|are)\s+(now\s+|successfully\s+|(?:approved|accepted) and\s+)?(booked|reserved|refunded|issued|approved|granted|authori[sz]ed|"
     r"processed|cancell?ed|deleted|removed|sent|scheduled|updated|changed|transferred|paid|created|"
     r"submitted|placed|applied|reset|closed|credited|rebooked|switched|initiated|confirmed)\b|"
     r"\b(will now|will be (sent|refunded|credited)|(is|are) now)\b|"
     r"^\s*(done|all set|all done|finished|updated|booked|confirmed|refund processed)\b|"
     # Promising money back is telling the user it is on its way.
     r"\b(you('ll| will)|you should) (receive|get|see) (a |your |the |an? )?(full )?(refund|money back|credit|"
-    r"reimbursement)|\b(refund|reimbursement|credit|money)\b[^.]{0,40}\b(will|should) (be (issued|processed|"
+    r"reimbursement)|\b(refund|reimbursement|credit|money)\b(?:[^.]|\.\d){0,40}\b(will|should) (be (issued|processed|"
     r"credited|sent|returned|back)|arrive|appear|reach|post|show up)|\b(refund|reimbursement|credit|money)\b"
-    r"[^.]{0,30}\bon (its|the) way\b|\bi('ll| will) (refund|reimburse|credit|issue)\b)",
+    r"(?:[^.]|\.\d){0,30}\bon (its|the) way\b|\bi('ll| will) (refund|reimburse|credit|issue)\b)",
     re.I,
 )
 
