@@ -114,8 +114,9 @@ _ZONE_WORD_RE = re.compile(
     re.I,
 )
 _OFFSET_RE = re.compile(r"(?:utc|gmt)?\s*([+-])(\d{1,2}):?(\d{2})?\b", re.I)
+# The offset of "10:00:00-08:00" or "UTC+02:00" is no clock time of its own.
 _CLOCK_RE = re.compile(
-    r"\b(\d{4}-\d{2}-\d{2}[T ])?(\d{1,2})(?::(\d{2}))?(?::\d{2}(?:\.\d+)?)?\s*([ap]\.?m\.?)?(?![\d:])",
+    r"(?<![\d:][+-])(?<!UTC[+-])(?<!GMT[+-])\b(\d{4}-\d{2}-\d{2}[T ])?(\d{1,2})(?::(\d{2}))?(?::\d{2}(?:\.\d+)?)?\s*([ap]\.?m\.?)?(?![\d:])",
     re.I,
 )
 
@@ -317,6 +318,68 @@ def _call_zone_text(call: dict) -> str:
     )
 
 
+_ISO_INSTANT_RE = re.compile(
+    r"\b(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::\d{2}(?:\.\d+)?)?\s*(Z|[+-]\d{2}:?\d{2})", re.I
+)
+
+
+def _shift_day(year: int, month: int, day: int, delta: int) -> str:
+    """The ISO date ``delta`` (-1, 0 or 1) days from a date."""
+    leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+    lengths = [31, 29 if leap else 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+    day += delta
+    if day < 1:
+        month -= 1
+        if month < 1:
+            year, month = year - 1, 12
+        day = lengths[month - 1]
+    elif day > lengths[month - 1]:
+        day, month = 1, month + 1
+        if month > 12:
+            year, month = year + 1, 1
+    return f"{year:04d}-{month:02d}-{day:02d}"
+
+
+def _local_date_entities(text: str, offsets: list) -> set:
+    """Date entities of the instants a text writes with a zone ("2025-01-11T01:00:00Z"), read in
+    each of the given zones: Friday 5pm in San Francisco is Saturday in UTC."""
+    out: set = set()
+    for m in _ISO_INSTANT_RE.finditer(text):
+        year, month, day, hour, minute = (int(m.group(i)) for i in range(1, 6))
+        zone = m.group(6)
+        own = (
+            0.0
+            if zone.upper() == "Z"
+            else (1 if zone[0] == "+" else -1) * (int(zone[1:3]) + int(zone[-2:]) / 60)
+        )
+        for offset in offsets:
+            local = hour * 60 + minute + (offset - own) * 60
+            delta = -1 if local < 0 else 1 if local >= 1440 else 0
+            out |= _date_entities(_shift_day(year, month, day, delta))[0]
+    return out
+
+
+def _weekday_in_another_week(trace: dict, wanted: dict, values: list) -> bool:
+    """The user asked for a weekday alone ("on Friday"), the instructions say what day today is,
+    and the action is dated a week or more away from the coming one of that weekday."""
+    if "day" not in wanted or "date" in wanted:
+        return False
+    system = "\n".join(e["text"] for e in _timeline(trace) if e["kind"] == "msg" and e["role"] == "system")
+    m = _REF_DATE_RE.search(system) or _REF_DATE_RE.search("\n".join(_user_turns(trace)))
+    today = _parse_date(m.group(3)) if m else None
+    if today is None:
+        return False
+    booked = [
+        _parse_date(leaf)
+        for _, leaf in values
+        if isinstance(leaf, str) and re.search(r"\d{4}-\d{2}-\d{2}", leaf)
+    ]
+    booked = [d for d in booked if d is not None]
+    if not booked:
+        return False
+    return all(not 0 <= d - today <= 7 for d in booked)
+
+
 def action_conflicts_request(trace: dict) -> float:
     """The last action's arguments name a date, time, day, count or email, and none of the user's latest values of that kind."""
     action = _last_action(trace)
@@ -333,6 +396,14 @@ def action_conflicts_request(trace: dict) -> float:
     user_text = "\n".join(
         e["text"] for e in _timeline(trace) if e["kind"] == "msg" and e["role"] in ("system", "user")
     )
+    timed = [text for text in _user_turns(trace) if _clock_times(text)]
+    user_offsets = _zone_offsets(timed[-1]) if timed else []
+    for _, leaf in values:
+        if isinstance(leaf, str) and user_offsets:
+            for x in _local_date_entities(leaf, user_offsets):
+                given.setdefault(_entity_kind(x), set()).add(x)
+    if _weekday_in_another_week(trace, wanted, values):
+        return 1.0
     for kind, asked in wanted.items():
         got = given.get(kind)
         if not got:
@@ -578,6 +649,7 @@ _DAY_LIMIT_RE = re.compile(
 )
 _REF_DATE_RE = re.compile(
     r"\b(today|current date|date today|today's date|now|as of)\b\W{0,4}(is|:)?\W{0,3}"
+    r"(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day,?\s+(?:the\s+)?)?"  # "Today is Friday, 2025-05-16"
     r"(\d{4}-\d{2}-\d{2}|"
     + _MONTH_RE
     + r"\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}|\d{1,2}\s+"
@@ -769,6 +841,7 @@ _NEGATIVE_TEXT_RE = re.compile(
     r"\b(conflicts? with|conflicting|not available|unavailable|no availability|sold out|fully booked|"
     r"already (booked|taken|reserved)|overlap\w*|double[- ]book\w*|ineligible|not eligible|"
     r"out of stock|not allowed|not permitted|expired|outside (the )?(window|policy|period)|"
+    r"^\W*busy\b(?! ?(none|nothing|-? ?$))|"
     r"no (seats|rooms|tables|slots|flights|results|matches|availability))\b",
     re.I,
 )
@@ -779,8 +852,14 @@ def _says_no(result: object) -> bool:
     if result in ([], {}, ""):
         return True
     if isinstance(result, dict):
-        lists = [v for v in result.values() if isinstance(v, list)]
-        if lists and all(not v for v in lists) and not any(isinstance(v, dict) for v in result.values()):
+        lists = [(k, v) for k, v in result.items() if isinstance(v, list)]
+        # Nothing found is a no, but no busy slots and no conflicts ({"busy": []}) is a yes.
+        if (
+            lists
+            and all(not v for _, v in lists)
+            and not all(_BUSY_KEY_RE.search(str(k)) or _CONFLICT_KEY_RE.search(str(k)) for k, _ in lists)
+            and not any(isinstance(v, dict) for v in result.values())
+        ):
             return True
     for key, leaf in _keyed_leaves(result):
         last = key.split(" ")[-1].lower() if key else ""
@@ -844,6 +923,24 @@ def _action_span(call: dict) -> list:
     return [start, end if end is not None and end > start else start + minutes]
 
 
+def _spans_in_user_zone(trace: dict, call: dict, span: list) -> list:
+    """The action's span moved into the zone the user named, when the action writes its own
+    ("18:30Z" for "1:30pm ET"): a busy list without zones is in the user's time."""
+    own = _zone_offsets(_call_zone_text(call)) or next(
+        (
+            _zone_offsets(str(leaf))
+            for _, leaf in _arg_values(call)
+            if isinstance(leaf, str) and _clock_times(leaf) and _zone_offsets(str(leaf))
+        ),
+        [],
+    )
+    timed = [text for text in _user_turns(trace) if _clock_times(text)]
+    user = _zone_offsets(timed[-1]) if timed else []
+    if not own or not user:
+        return []
+    return [[span[0] + (u - own[0]) * 60, span[1] + (u - own[0]) * 60] for u in user if u != own[0]]
+
+
 def acted_after_check_said_no(trace: dict) -> float:
     """A check said no (a conflict, unavailable, a busy slot at that time, nothing found), and an action followed anyway."""
     refused = False
@@ -857,7 +954,8 @@ def acted_after_check_said_no(trace: dict) -> float:
             if refused:
                 return 1.0
             span = _action_span(call)
-            if span and any(a < span[1] and span[0] < b for a, b in busy):
+            spans = [span] + _spans_in_user_zone(trace, call, span) if span else []
+            if any(a < sp[1] and sp[0] < b for sp in spans for a, b in busy):
                 return 1.0  # overlaps a busy slot the check listed
             if span and free and not any(a <= span[0] and span[1] <= b for a, b in free):
                 return 1.0  # outside every free slot the check listed
@@ -910,6 +1008,7 @@ def action_id_differs_from_request(trace: dict) -> float:
     return 0.0 if asked & given else 1.0
 
 
+_CALENDAR_ANAGRAMS = frozenset("".join(sorted(w)) for w in (*_DAYS, *_MONTHS) if len(w) > 4)
 _NAME_RE = re.compile(r"(?<![\w@.])([A-Z][a-z]+(?:[ -][A-Z][a-z]+)*)")
 
 
@@ -934,6 +1033,8 @@ def user_names_missing_from_action(trace: dict) -> float:
                         continue
                     if low in _DAYS or low in _MONTHS or any(d.startswith(low) for d in _DAYS):
                         continue
+                    if "".join(sorted(low)) in _CALENDAR_ANAGRAMS:
+                        continue  # "Wedensday", "Febraury": a day or a month typed in a hurry
                     if low not in args:
                         missing += 1
     return float(missing)
