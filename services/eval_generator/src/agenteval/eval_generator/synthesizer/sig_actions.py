@@ -954,7 +954,7 @@ def acted_after_check_said_no(trace: dict) -> float:
             if refused:
                 return 1.0
             span = _action_span(call)
-            spans = [span] + _spans_in_user_zone(trace, call, span) if span else []
+            spans = [span, *_spans_in_user_zone(trace, call, span)] if span else []
             if any(a < sp[1] and sp[0] < b for sp in spans for a, b in busy):
                 return 1.0  # overlaps a busy slot the check listed
             if span and free and not any(a <= span[0] and span[1] <= b for a, b in free):
