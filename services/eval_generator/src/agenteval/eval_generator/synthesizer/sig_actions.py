@@ -369,12 +369,11 @@ def _weekday_in_another_week(trace: dict, wanted: dict, values: list) -> bool:
     today = _parse_date(m.group(3)) if m else None
     if today is None:
         return False
-    booked = [
-        _parse_date(leaf)
-        for _, leaf in values
-        if isinstance(leaf, str) and re.search(r"\d{4}-\d{2}-\d{2}", leaf)
-    ]
-    booked = [d for d in booked if d is not None]
+    booked: list[int] = []
+    for _, leaf in values:
+        day = _parse_date(leaf) if isinstance(leaf, str) and re.search(r"\d{4}-\d{2}-\d{2}", leaf) else None
+        if day is not None:
+            booked.append(day)
     if not booked:
         return False
     return all(not 0 <= d - today <= 7 for d in booked)
