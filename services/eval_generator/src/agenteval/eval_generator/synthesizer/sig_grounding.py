@@ -142,7 +142,7 @@ def answer_ignores_results(trace: dict) -> float:
 
 # Telling the user something was done: "I've refunded", "your booking is confirmed", "Done!".
 _DONE_CLAIM_RE = re.compile(
-    r"(\b(i'?ve|i have|we'?ve|we have|i just|i)\s+(\w+ly\s+)?(booked|reserved|refunded|issued|processed|"
+    r"(\b(i'?ve|i have|we'?ve|we have|i just|i)\s+(\w+ly\s+)?((?:gone|went) ahead and\s+)?(booked|reserved|refunded|issued|processed|"
     r"cancell?ed|deleted|removed|sent|scheduled|updated|changed|transferred|paid|created|submitted|placed|"
     r"ordered|applied|reset|closed|added|assigned|moved|renewed|upgraded|confirmed|completed|arranged|"
     r"initiated|started|filed|opened|credited|returned|rebooked|switched|set up|made|put)\b|"
@@ -155,7 +155,8 @@ _DONE_CLAIM_RE = re.compile(
     r"\b(you('ll| will)|you should) (receive|get|see) (a |your |the |an? )?(full )?(refund|money back|credit|"
     r"reimbursement)|\b(refund|reimbursement|credit|money)\b(?:[^.]|\.\d){0,40}\b(will|should) (be (issued|processed|"
     r"credited|sent|returned|back)|arrive|appear|reach|post|show up)|\b(refund|reimbursement|credit|money)\b"
-    r"(?:[^.]|\.\d){0,30}\bon (its|the) way\b|\bi('ll| will) (refund|reimburse|credit|issue)\b)",
+    r"(?:[^.]|\.\d){0,30}\bon (its|the) way\b|\b(i|we)('ll| will)( \w+ly)? (refund|reimburse|credit|issue)\b|"
+    r"\b(is|are) being (processed|issued|refunded|credited|sent)\b)",
     re.I,
 )
 
