@@ -7,7 +7,7 @@ Each signal is ``trace dict -> float`` with a one-line docstring. Sandbox-safe (
 
 import re
 
-from agenteval.eval_generator.synthesizer._phrases import _says_unknown
+from agenteval.eval_generator.synthesizer._phrases import _plain, _says_unknown
 from agenteval.eval_generator.synthesizer._trace_access import (
     _answer,
     _call_failed,
@@ -156,14 +156,21 @@ _DONE_CLAIM_RE = re.compile(
     r"reimbursement)|\b(refund|reimbursement|credit|money)\b(?:[^.]|\.\d){0,40}\b(will|should) (be (issued|processed|"
     r"credited|sent|returned|back)|arrive|appear|reach|post|show up)|\b(refund|reimbursement|credit|money)\b"
     r"(?:[^.]|\.\d){0,30}\bon (its|the) way\b|\b(i|we)('ll| will)( \w+ly)? (refund|reimburse|credit|issue)\b|"
-    r"\b(is|are) being (processed|issued|refunded|credited|sent)\b)",
+    r"\b(is|are) being (processed|issued|refunded|credited|sent)\b|"
+    # Work in progress or just done, said in other ways: "I'm processing your refund now",
+    # "Refund initiated", "you'll be refunded", "it's been refunded", "I've approved a refund".
+    r"\b(i'?m|i am|we'?re|we are) (now |currently )?(processing|issuing|initiating|submitting|refunding|crediting|"
+    r"sending|reimbursing)\b|\b(refund|reimbursement|credit)\s+(of\s+[$€£]?[\d.,]+\s+)?(initiated|issued|approved|"
+    r"processed|submitted|completed|granted|authori[sz]ed)\b|\b(you('ll| will)|you should) be (fully )?(refunded|"
+    r"reimbursed|credited)\b|\b(it|that|this)'?s been (refunded|processed|issued|credited|cancell?ed|booked)\b|"
+    r"\b(i'?ve|i have|we'?ve|we have) (approved|authori[sz]ed|granted)\b)",
     re.I,
 )
 
 
 def claims_action_without_call(trace: dict) -> float:
     """The answer says something was done (booked, refunded, updated...) but no action call succeeded."""
-    if not _DONE_CLAIM_RE.search(_answer(trace)):
+    if not _DONE_CLAIM_RE.search(_plain(_answer(trace))):
         return 0.0
     done = [c for c in _tool_calls(trace) if _is_action(c) and not _call_failed(c)]
     return 0.0 if done else 1.0
