@@ -598,3 +598,12 @@ def test_refunding_after_the_lookup_said_no_is_unjustified() -> None:
         value("unjustified_action_or_claim", _refund_with("issue_refund", {"order_id": "A-1042"}, allowed))
         == 0.0
     )
+
+
+def test_the_latest_order_id_the_user_gives_is_the_one_asked_for() -> None:
+    def refund(order: str) -> dict[str, Any]:
+        c = Conversation("Please refund order 45210.").user("Sorry, it's order 45120, not 45210.")
+        return c.call("issue_refund", {"order_id": order, "amount": 20.0}, {"ok": True}).trace("Refunded.")
+
+    assert value("action_id_differs_from_request", refund("45210")) == 1.0
+    assert value("action_id_differs_from_request", refund("45120")) == 0.0

@@ -1036,14 +1036,19 @@ _ID_KEY_WORDS = frozenset(
 )
 
 
+_RETRACTED_ID_RE = re.compile(r"\b(not|instead of|rather than)\s+(order\s+|#)?#?[\w-]*\d[\w-]*", re.I)
+
+
 def action_id_differs_from_request(trace: dict) -> float:
     """The user named an id (order, booking, account) and the last action carries other ids but not that one."""
     action = _last_action(trace)
     if action is None:
         return 0.0
-    asked = set()
+    asked: set[str] = set()
     for text in _user_turns(trace):
-        asked |= _ids_in(text)
+        # the latest turn naming an id wins: "sorry, it's order 4512, not 4521"
+        latest = _ids_in(_RETRACTED_ID_RE.sub(" ", text))
+        asked = latest or asked
     given = set()
     for key, leaf in _keyed_leaves(_call_args(action)):
         given |= _ids_in(str(leaf))
