@@ -1,6 +1,7 @@
-"""Learning a small readable rule over signal values: a decision list or a tree of depth <= 3.
+"""Learning a small readable rule over signal values: a decision list, a tree of depth <= 3, or
+a scorecard (a sparse logistic model over conditions, each weight on its signal's sign).
 
-Candidates (lists of 0-6 rules, trees of depth 1-3) are compared by repeated stratified
+Candidates (lists of 0-6 rules, trees of depth 1-3, scorecards of 1-6 terms) are compared by repeated stratified
 cross-validation on the training traces only; among those within about one trace of the
 best, the one with the fewest conditions wins. A signal with a polarity (a higher value is a
 worse trace, or a better one) is only read in that direction: a rule "more unsupported
