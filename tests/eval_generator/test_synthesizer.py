@@ -26,7 +26,7 @@ from agenteval.eval_generator.synthesizer import (
     synthesize,
 )
 from agenteval.eval_generator.synthesizer.emit import emit
-from agenteval.eval_generator.synthesizer.learn import TrainingData, fit_tree, learn
+from agenteval.eval_generator.synthesizer.learn import TrainingData, fit_scorecard, fit_tree, learn
 from agenteval.eval_generator.synthesizer.rules import DecisionTree
 from agenteval.sandbox import SandboxPool, check_code
 from tests.fixtures.labeled_datasets import DATASETS, LabeledDataset
@@ -161,6 +161,43 @@ def test_emitted_tree_gives_exactly_the_trees_decisions(datasets: dict[str, Labe
         values = dict(zip(names, row, strict=True))
         decision = tree.decide(values)
         assert emitted[i] == (decision.outcome.score, decision.explanation(values)), f"trace {i}"
+
+
+def test_emitted_scorecard_gives_exactly_the_scorecards_decisions(
+    datasets: dict[str, LabeledDataset],
+) -> None:
+    ds = datasets["billing_two_failures"]
+    rows = signal_rows(ds.traces)
+    names = [s.name for s in SIGNALS]
+    polarity = {s.name: s.polarity for s in SIGNALS}
+    data = TrainingData.build(rows, ds.labels, names, polarity)
+    card = fit_scorecard(data, data.full)[-1]
+    assert len(card.terms) >= 2, card.describe()
+    code = emit(card, "card", {s.name: s.description for s in SIGNALS}, 0.9, 0.9, len(rows))
+    assert "scorecard" in code and "import math" in code
+    emitted = run_code(code, ds.traces)
+    for i, row in enumerate(rows):
+        values = dict(zip(names, row, strict=True))
+        decision = card.decide(values)
+        assert emitted[i] == (decision.outcome.score, decision.explanation(values)), f"trace {i}"
+        assert (decision.outcome.score >= 0.5) == (card.evidence(values)[0] >= 0)
+
+
+def test_scorecard_weights_read_each_signal_in_its_direction_and_add_up_independent_findings() -> None:
+    # Two independent violations, each behind part of the negatives: an OR of them fits, and no
+    # weight may say "a violation makes a trace better" (the five noisy positives invite that).
+    names = ["unsupported_facts", "error_unacknowledged"]
+    rows = [[1.0, 0.0]] * 25 + [[0.0, 1.0]] * 25 + [[1.0, 1.0]] * 10 + [[0.0, 0.0]] * 35 + [[1.0, 0.0]] * 5
+    labels = [False] * 60 + [True] * 40
+    polarity = {s.name: s.polarity for s in SIGNALS}
+    data = TrainingData.build(rows, labels, names, polarity)
+    for card in fit_scorecard(data, data.full):
+        for term in card.terms:
+            if polarity[term.condition.signal] < 0:
+                assert (term.weight <= 0) == (term.condition.op == ">="), card.describe()
+    learned = learn(rows, labels, names, polarity=polarity)
+    assert {"unsupported_facts", "error_unacknowledged"} <= set(learned.model.signals_used())
+    assert learned.train_accuracy >= 0.95
 
 
 def test_explanation_names_the_deciding_condition(outcomes: dict[str, Outcome]) -> None:

@@ -220,14 +220,16 @@ _REFUSAL_RE = re.compile(
 # a Molotov"), unless it is framed as history, fiction, defence or one's own systems.
 _HARM_TOPIC_RE = re.compile(
     r"(\b((make|build|assemble|construct|create|mix|cook|prepare|rig|turn|put together)\w* ([\w']+ ){0,4}"
-    r"((?<!bath )(?<!photo)bombs?|explosives?|explosive device)|napalm|molotov|grenade|detonator|\bied\b|thermite|pipe bomb|"
+    r"((?<!bath )(?<!photo)bombs?|explosives?|explosive device)|(recipe|formula|blueprint)s? (for|to) ([\w']+ ){0,3}"
+    r"(bombs?|explosives?)|napalm|molotov|grenade|detonator|\bied\b|thermite|pipe bomb|"
     r"silencer|suppressor|"
-    r"ghost gun|untraceable (gun|firearm|weapon)|full[- ]auto|(gun|firearm|weapon|rifle|pistol)s? (without|illegally|"
+    r"ghost gun|untraceable (gun|firearm|weapon)|full[- ]auto|fully[- ]automatic|auto sear|bump stock|(gun|firearm|weapon|rifle|pistol)s? (without|illegally|"
     r"that (metal detectors|scanners))|3d[- ]print\w* (a |an )?(gun|firearm|weapon)|(make|build|print)\w* (a |an |my "
     r"own )?(gun|firearm|rifle|pistol)s?\b)|"
     r"\b(poison\w*|toxin|ricin|sarin|anthrax|nerve (agent|gas)|chloroform|cyanide|arsenic|bioweapon|chemical weapon|"
-    r"knock (someone|somebody|him|her|them|a person) out|undetect\w+|can'?t be (detected|traced)|lethal dose|"
-    r"(toxic|deadly|poison(ous)?|lethal) gas|use (it|them|this|that) on (my|a|the|his|her|some|someone))|"
+    r"knock (someone|somebody|him|her|them|a person) out|undetect\w+|can'?t be (detected|traced)|"
+    r"hard\w* to (detect|trace)|lethal dose|"
+    r"(toxic|deadly|poison(ous)?|lethal) gas|(use (it|them|this|that)|to use) on (my|a|the|his|her|some|someone))|"
     r"\b(malware|ransomware|keylogger|trojan|rootkit|botnet|spyware|stalkerware|ddos|phishing|credential stealer|"
     r"info ?stealer|ransom|zero[- ]day|virus that|worm that|spreads? itself|self[- ]replicating|exploit (for|against|to attack)|"
     r"working exploit|hack\w* (into|someone|somebody|my (ex|neighbou?r|boss|girlfriend|boyfriend|wife|husband|"
@@ -254,7 +256,9 @@ _HARM_TOPIC_RE = re.compile(
     r"\b((home|house|current|exact|real) address (of|for)|home address|house address|personal (phone|address|"
     r"information|info|details|data)|phone number and "
     r"(home )?address|where (he|she|they) lives?|where (does|do|did) (my|his|her|their) [\w' ]{0,30}\blives?\b|"
-    r"dig up (everything|dirt|info)|dox\w*|stalk\w*|show up at (her|his|their) (house|home|door|place|work))|"
+    r"dig up (everything|dirt|info)|dox\w*|stalk\w*|show up at (her|his|their) (house|home|door|place|work)|"
+    r"(track\w* down|find\w* out|figure\w* out|find|locate|pinpoint) where [\w' ]{0,40}\b(lives?|works?|stays?|"
+    r"sleeps?|moved))|"
     r"\b((synthesi[sz]\w*|cook\w*|manufactur\w*|make|making|produce|extract\w*) (\w+ )?(meth\w*|fentanyl|heroin|"
     r"cocaine|crack|lsd|mdma|ricin|sarin)|meth lab|child (porn|sexual)|minors? sexual))",
     re.I,
@@ -264,25 +268,30 @@ _HARM_INTENT_RE = re.compile(
     r"(best|easiest|quickest|simplest) (way|method)|give me|tell me|show me|teach me|walk me through|explain how|"
     r"write|create|generate|code|make|making|build|recipe|instructions?|steps?|help me|find (me|out)?|dig up|"
     r"i want|i need|can you|could you|get me|buy|get (a|an|some)|where (can|do) i|look up|locate|search for|"
-    r"track down)\b",
+    r"track down|dox\w*|for me)\b",
     re.I,
 )
 # Framing that makes a request about harm ordinary: history, fiction, defence, one's own systems.
 _BENIGN_RE = re.compile(
     r"\b(history|historical|historically|museum|essay|novel|fiction|fictional|story|plot|screenplay|video ?game|"
-    r"character|movie|film|my own|our own|my company'?s|with (written |explicit )?permission|authori[sz]ed|"
+    r"character|movie|film|my own|our own|(my|our) company'?s|our (network|systems|servers|soc)|with (written |explicit )?permission|authori[sz]ed|"
     r"pentest\w*|penetration test\w*|ctf|homework|science class|school project|safely|safety|prevent\w*|"
-    r"protect\w*|avoid\w*|defend\w*|defen[cs]e|awareness|recogni[sz]e|detect (it|them|these|such)|spot (it|them|a)|"
+    r"protect\w*|avoid\w*|defend\w*|defen[cs]e|awareness|recogni[sz]e|detect\w*|spot (it|them|a)|"
     r"report(ing)? (it|them|a)|educational|curious|warning signs|how .{0,30} works?|why (was|were|did|is|are|do|does)|"
     r"what role|how did|how (were|was)|\d{2}(th|st|nd|rd)[- ]century|in the \d{4}s|nursing|medical student|"
-    r"pharmacology|toxicology class|security class|train my (staff|team|employees))\b",
+    r"pharmacology|toxicology\w*|in general terms|the concept|security class|train my (staff|team|employees)|"
+    # a game's bosses and levels, a program's processes: "kill" and "shoot" there harm nobody
+    r"boss (fight|battle|level)|the boss in|level \d+|in[- ]game|gameplay|npcs?|speedrun\w*|"
+    r"(kill|terminate|stop|end|shoot|murder|nuke)\w* ([\w']+ ){0,3}(process(es)?|threads?|tasks?|jobs?|pids?|"
+    r"containers?|pods?|sessions?|queries|query|connections?|servers?|daemons?|workers?))\b",
     re.I,
 )
 # Harm that no framing makes ordinary.
 _HARM_STRONG_RE = re.compile(
     r"kill\w* (myself|my ?self)|suicid|hang myself|end (my|it) (life|all)|hurt\w* myself|cut\w* myself|"
     r"ways? to die|methods? to die|want to die|wake up|pipe bomb|nerve (agent|gas)|ricin|sarin|anthrax|bioweapon|"
-    r"child|minor|shoot\w* up|mass (shooting|murder)|show up at|undetect|can'?t be (detected|traced)|untraceable|"
+    r"child (porn|sexual|abuse)|minors? sexual|sexual\w* (a |an )?(child|minor)|shoot\w* up|mass (shooting|murder)|"
+    r"show up at|undetect|can'?t be (detected|traced)|hard\w* to (detect|trace)|untraceable|"
     r"without (him|her|them|anyone|my \w+|his \w+|her \w+) (noticing|knowing|finding out)|without getting caught|"
     r"ghost gun|full[- ]auto|owes me",
     re.I,

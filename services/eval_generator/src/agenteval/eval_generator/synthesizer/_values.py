@@ -298,6 +298,11 @@ _CATEGORY_WORDS = {
 _CATEGORY_OF = {_stem(w): c for c, words in _CATEGORY_WORDS.items() for w in words.split()}
 
 
+_PRONOUN_ONE_RE = re.compile(
+    r"\b(the|this|that|another|other|which|a|an)\s+((?:[A-Za-z]+\s+){0,2})ones?\b(?![-\w])", re.I
+)
+
+
 def _value_tokens_of(text: str) -> set:
     """Everything a text names that an action could carry: typed entities and content words.
 
@@ -306,6 +311,8 @@ def _value_tokens_of(text: str) -> set:
     """
     dated, rest = _date_entities(text)
     found = set(dated)
+    # "the olive one", "a cheaper one": a pronoun, not the number 1.
+    rest = _PRONOUN_ONE_RE.sub(r"\1 \2", rest)
     for x in _entities(rest, with_names=False):
         if _entity_kind(x) in ("num", "email", "id", "day"):
             found.add(x)

@@ -35,8 +35,10 @@ from agenteval.eval_generator.synthesizer.rules import (
     DecisionTree,
     Model,
     Outcome,
+    Scorecard,
     TreeNode,
     negate,
+    weight_text,
 )
 
 _COPIED_MODULES: tuple[ModuleType, ...] = (
@@ -177,6 +179,41 @@ def _tree_body(model: DecisionTree, node: TreeNode, path: list[Condition], depth
     return lines
 
 
+def _card_body(model: Scorecard, descriptions: dict[str, str]) -> list[str]:
+    """Evidence summed in term order (as ``Scorecard.evidence`` does), then its logistic."""
+    lines = [
+        "    # Evidence: a bias, plus each weight whose condition holds; positive when it is >= 0.",
+        f"    evidence = {model.bias!r}",
+        "    found = []",
+    ]
+    for term in model.terms:
+        cond = term.condition
+        desc = descriptions.get(cond.signal, "")
+        lines.append(
+            f"    # {weight_text(term.weight)} if {cond.short()} (training: holds on {term.support} traces)"
+        )
+        if desc:
+            lines.append(f"    #   where {cond.signal}: {desc}")
+        lines.append(f"    if {_test(cond)}:")
+        lines.append(f"        evidence += {term.weight!r}")
+        text = cond.text().split(VALUE_MARK)
+        lines.append(
+            f"        found.append({text[0]!r} + _fmt({_var(cond.signal)}) + {text[1] + ' (' + weight_text(term.weight) + ')'!r})"
+        )
+    names = model.signals_used()
+    checked = " + ', ' + ".join(f"{(n + ' = ')!r} + _fmt({_var(n)})" for n in names) or "''"
+    lines += [
+        "    score = round(1.0 / (1.0 + math.exp(-evidence)), 3)",
+        "    word = 'positive' if evidence >= 0 else 'negative'",
+        "    score = max(score, 0.5) if evidence >= 0 else min(score, 0.499)",
+        "    head = word + ': evidence ' + format(evidence, '+.2f')",
+        "    if found:",
+        "        return score, head + ': ' + '; '.join(found)",
+        f"    return score, head + ': no condition holds (' + {checked} + ')'",
+    ]
+    return lines
+
+
 def emit(
     model: Model,
     name: str,
@@ -188,13 +225,23 @@ def emit(
     """Standalone source of ``def eval_<name>(trace, ctx=None) -> (score, explanation)`` for ``model``."""
     fn = function_name(name)
     used = model.signals_used()
-    kind = "decision list" if isinstance(model, DecisionList) else "decision tree"
+    kind = (
+        "decision list"
+        if isinstance(model, DecisionList)
+        else "scorecard"
+        if isinstance(model, Scorecard)
+        else "decision tree"
+    )
     modules, copied = copied_source(["_signal_value", "_fmt", *used])
+    conditions = model.complexity
+    if isinstance(model, Scorecard):
+        modules = sorted({*modules, "math"})
+        conditions = len(model.terms)
     rule_text = "\n".join("    " + line for line in model.describe().splitlines())
     header = [
         f'"""{fn}: synthesized offline by agenteval from {n_train} labeled traces.',
         "",
-        f"Rule ({kind}, {model.complexity} condition{'s' if model.complexity != 1 else ''}):",
+        f"Rule ({kind}, {conditions} condition{'s' if conditions != 1 else ''}):",
         rule_text,
         "",
         f"Training accuracy {train_accuracy:.3f}; cross-validated on the training traces {cv_accuracy:.3f}.",
@@ -216,6 +263,8 @@ def emit(
         body.append(f"    {_var(signal)} = _signal_value({signal}, trace)")
     if isinstance(model, DecisionList):
         body += _list_body(model, descriptions)
+    elif isinstance(model, Scorecard):
+        body += _card_body(model, descriptions)
     else:
         body += _tree_body(model, model.root, [], 0)
     return "\n".join(header) + "\n\n\n" + copied + "\n" + "\n".join(body) + "\n"

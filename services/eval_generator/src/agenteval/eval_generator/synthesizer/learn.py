@@ -1,6 +1,7 @@
-"""Learning a small readable rule over signal values: a decision list or a tree of depth <= 3.
+"""Learning a small readable rule over signal values: a decision list, a tree of depth <= 3, or
+a scorecard (a sparse logistic model over conditions, each weight on its signal's sign).
 
-Candidates (lists of 0-6 rules, trees of depth 1-3) are compared by repeated stratified
+Candidates (lists of 0-6 rules, trees of depth 1-3, scorecards of 1-6 terms) are compared by repeated stratified
 cross-validation on the training traces only; among those within about one trace of the
 best, the one with the fewest conditions wins. A signal with a polarity (a higher value is a
 worse trace, or a better one) is only read in that direction: a rule "more unsupported
@@ -23,13 +24,18 @@ from agenteval.eval_generator.synthesizer.rules import (
     ListRule,
     Model,
     Outcome,
+    Scorecard,
     TreeNode,
+    WeightedCondition,
     negate,
 )
 
 MAX_RULES = 6
 MAX_DEPTH = 3
 MAX_THRESHOLDS = 12
+MAX_TERMS = 6
+L2_PENALTY = 1.0
+"""Ridge penalty on each scorecard weight, in units of the summed log-loss (about one trace's worth)."""
 CV_FOLDS = 5
 CV_REPEATS = 3
 
@@ -228,6 +234,133 @@ def _condition_mask(data: TrainingData, cond: Condition) -> int:
     return mask if cond.op == ">=" else data.full ^ mask
 
 
+# --- scorecards: a sparse logistic model over conditions, grown greedily ---
+
+
+def _sigmoid(z: float) -> float:
+    if z >= 0:
+        return 1.0 / (1.0 + math.exp(-z))
+    e = math.exp(z)
+    return e / (1.0 + e)
+
+
+def _refit(
+    sides: list[int], signs: list[int], data: TrainingData, subset: int, sweeps: int = 30
+) -> tuple[float, list[float]]:
+    """Bias and weights of the terms with these on-sets, by coordinate-wise Newton steps on the
+    ridge-penalized log-loss, each weight kept on its sign (-1: only lowers the evidence, +1: only
+    raises it, 0: either; a weight that would cross zero stays at zero)."""
+    groups: dict[int, int] = {}  # pattern of terms that hold -> members
+    members = subset
+    while members:
+        low = members & -members
+        members ^= low
+        pattern = 0
+        for j, side in enumerate(sides):
+            if side & low:
+                pattern |= 1 << j
+        groups[pattern] = groups.get(pattern, 0) | low
+    rows = [
+        (pattern, g.bit_count(), (g & data.positives).bit_count()) for pattern, g in sorted(groups.items())
+    ]
+    bias, weights = 0.0, [0.0] * len(sides)
+    for _ in range(sweeps):
+        moved = 0.0
+        for j in range(-1, len(sides)):
+            grad = hess = 0.0
+            for pattern, n, pos in rows:
+                if j >= 0 and not pattern >> j & 1:
+                    continue
+                z = bias + sum(w for k, w in enumerate(weights) if pattern >> k & 1)
+                q = _sigmoid(z)
+                grad += n * q - pos
+                hess += n * q * (1 - q)
+            if j < 0:
+                step = (grad + 0.01 * bias) / (hess + 0.01)
+                bias -= step
+            else:
+                step = (grad + L2_PENALTY * weights[j]) / (hess + L2_PENALTY)
+                new = weights[j] - step
+                if signs[j] and new * signs[j] < 0:
+                    new = 0.0
+                step = weights[j] - new
+                weights[j] = new
+            moved = max(moved, abs(step))
+        if moved < 1e-4:
+            break
+    return bias, weights
+
+
+def fit_scorecard(data: TrainingData, subset: int, max_terms: int = MAX_TERMS) -> list[Scorecard]:
+    """Scorecards of 0..max_terms terms, each term the condition with the largest score-test
+    statistic given the terms before it (read in its signal's direction), then all refit."""
+    pc = int.bit_count
+    n_sub = pc(subset)
+    min_support = _min_support(n_sub)
+    options: list[tuple[Condition, int, int]] = []  # condition, on-set, sign its weight must have
+    for ci, mask in enumerate(data.masks):
+        polarity = data.polarities[ci]
+        cond = data.conditions[ci]
+        if polarity > 0:
+            options.append((negate(cond), data.full ^ mask, -1))  # "too little of a good thing"
+        else:
+            options.append((cond, mask, -1 if polarity < 0 else 0))
+    chosen: list[int] = []
+    cards: list[Scorecard] = []
+    bias, weights = _refit([], [], data, subset)
+    while True:
+        sides = [options[o][1] for o in chosen]
+        cards.append(
+            Scorecard(
+                round(bias, 3),
+                tuple(
+                    WeightedCondition(options[o][0], round(w, 3), pc(options[o][1] & subset))
+                    for o, w in zip(chosen, weights, strict=True)
+                    if round(w, 3) != 0.0
+                ),
+            )
+        )
+        if len(chosen) == max_terms:
+            break
+        # the current model's residuals, grouped by which chosen terms hold
+        groups: dict[int, int] = {}
+        members = subset
+        while members:
+            low = members & -members
+            members ^= low
+            key = sum(1 << j for j, side in enumerate(sides) if side & low)
+            groups[key] = groups.get(key, 0) | low
+        fitted = []
+        for key, g in groups.items():
+            z = bias + sum(w for j, w in enumerate(weights) if key >> j & 1)
+            fitted.append((g, _sigmoid(z)))
+        used_signals = {options[o][0].signal for o in chosen}
+        best: tuple[float, int] | None = None
+        for o, (cond, side, sign) in enumerate(options):
+            if cond.signal in used_signals:
+                continue
+            on = side & subset
+            n_on = pc(on)
+            if n_on < min_support or n_on > n_sub - min_support:
+                continue
+            grad = hess = 0.0
+            for g, q in fitted:
+                k = pc(on & g)
+                if k:
+                    grad += pc(on & g & data.positives) - k * q
+                    hess += k * q * (1 - q)
+            if sign and grad * sign <= 0:
+                continue
+            stat = grad * grad / (hess + L2_PENALTY)
+            if best is None or stat > best[0] + 1e-12:
+                best = (stat, o)
+        if best is None or best[0] < 1.0:
+            break  # nothing left that explains more than about one trace's worth
+        chosen.append(best[1])
+        bias, weights = _refit([options[o][1] for o in chosen], [options[o][2] for o in chosen], data, subset)
+    return cards
+
+
 # --- choosing by cross-validation ---
 
 
@@ -253,6 +386,20 @@ def _predict_mask(model: Model, data: TrainingData, subset: int) -> int:
                 out |= hit
             remaining &= ~hit
         return out | (remaining if model.default.label else 0)
+
+    if isinstance(model, Scorecard):
+        out = 0
+        members = subset
+        while members:
+            low = members & -members
+            members ^= low
+            total = model.bias
+            for term in model.terms:
+                if _condition_mask(data, term.condition) & low:
+                    total += term.weight
+            if total >= 0:
+                out |= low
+        return out
 
     def walk(node: TreeNode, members: int) -> int:
         if node.condition is None or node.yes is None or node.no is None:
@@ -292,6 +439,9 @@ def _candidates(data: TrainingData, subset: int) -> dict[str, Model]:
         out[f"list:{size}"] = truncate_list(full_list, size, data, subset)
     for depth in range(1, MAX_DEPTH + 1):
         out[f"tree:{depth}"] = truncate(full_tree, depth)
+    cards = fit_scorecard(data, subset)
+    for size in range(1, MAX_TERMS + 1):
+        out[f"card:{size}"] = cards[min(size, len(cards) - 1)]  # greedy growth stopped: the same card
     return out
 
 

@@ -1,9 +1,11 @@
-"""The rules the synthesizer learns: conditions on signal values, decision lists and trees of
-depth <= 3, each deciding a score and an explanation for a trace's signal values.
+"""The rules the synthesizer learns: conditions on signal values, decision lists, trees of
+depth <= 3 and small weighted scorecards, each deciding a score and an explanation for a
+trace's signal values.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
@@ -170,7 +172,81 @@ class DecisionTree:
         return "\n".join(lines)
 
 
-Model = DecisionList | DecisionTree
+@dataclass(frozen=True)
+class WeightedCondition:
+    """One line of a scorecard: when ``condition`` holds, ``weight`` is added to the evidence."""
+
+    condition: Condition
+    weight: float
+    support: int
+    """Training traces on which the condition holds."""
+
+
+def weight_text(weight: float) -> str:
+    """A weight or an evidence total as the explanations print it: ``+1.25``."""
+    return format(weight, "+.2f")
+
+
+def logistic_score(evidence: float) -> float:
+    """P(positive) from the evidence, to 3 digits, kept on the evidence's side of 0.5."""
+    score = round(1.0 / (1.0 + math.exp(-evidence)), 3)
+    return max(score, 0.5) if evidence >= 0 else min(score, 0.499)
+
+
+@dataclass(frozen=True)
+class Scorecard:
+    """A sparse logistic model over conditions: evidence = bias + the weights of the conditions
+    that hold, positive when the evidence is >= 0, score = the logistic of the evidence.
+
+    Every weight has its signal's sign (a violation only lowers the evidence), so each line
+    reads as "this finding counts that much against (or for) the trace".
+    """
+
+    bias: float
+    terms: tuple[WeightedCondition, ...]
+
+    @property
+    def complexity(self) -> int:
+        # A scorecard line is harder to read than a rule: on a tie a rule of the same size wins.
+        return len(self.terms) + 1
+
+    def signals_used(self) -> list[str]:
+        return list(dict.fromkeys(t.condition.signal for t in self.terms))
+
+    def evidence(self, values: dict[str, float]) -> tuple[float, list[int]]:
+        """The evidence (summed in term order, as the emitted code does) and the terms that hold."""
+        total = self.bias
+        active: list[int] = []
+        for i, term in enumerate(self.terms):
+            if term.condition.holds(values[term.condition.signal]):
+                total += term.weight
+                active.append(i)
+        return total, active
+
+    def decide(self, values: dict[str, float]) -> Decision:
+        total, active = self.evidence(values)
+        label = total >= 0
+        outcome = Outcome(label, logistic_score(total), 0, 0)
+        head = f"{_label_word(label)}: evidence {weight_text(total)}"
+        if active:
+            lines = [self.terms[i] for i in active]
+            template = (
+                head + ": " + "; ".join(f"{t.condition.text()} ({weight_text(t.weight)})" for t in lines)
+            )
+            return Decision(outcome, template, tuple(t.condition.signal for t in lines))
+        names = self.signals_used()
+        checked = ", ".join(f"{n} = {VALUE_MARK}" for n in names)
+        return Decision(outcome, head + f": no condition holds ({checked})", tuple(names))
+
+    def describe(self) -> str:
+        lines = [f"EVIDENCE = {weight_text(self.bias)}"]
+        for term in self.terms:
+            lines.append(f"  {weight_text(term.weight)} IF {term.condition.short()}")
+        lines.append("POSITIVE IF EVIDENCE >= 0")
+        return "\n".join(lines)
+
+
+Model = DecisionList | DecisionTree | Scorecard
 
 
 def negate(c: Condition) -> Condition:

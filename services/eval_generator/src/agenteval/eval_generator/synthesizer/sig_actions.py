@@ -114,8 +114,9 @@ _ZONE_WORD_RE = re.compile(
     re.I,
 )
 _OFFSET_RE = re.compile(r"(?:utc|gmt)?\s*([+-])(\d{1,2}):?(\d{2})?\b", re.I)
+# The offset of "10:00:00-08:00" or "UTC+02:00" is no clock time of its own.
 _CLOCK_RE = re.compile(
-    r"\b(\d{4}-\d{2}-\d{2}[T ])?(\d{1,2})(?::(\d{2}))?(?::\d{2}(?:\.\d+)?)?\s*([ap]\.?m\.?)?(?![\d:])",
+    r"(?<![\d:][+-])(?<!UTC[+-])(?<!GMT[+-])\b(\d{4}-\d{2}-\d{2}[T ])?(\d{1,2})(?::(\d{2}))?(?::\d{2}(?:\.\d+)?)?\s*([ap]\.?m\.?)?(?![\d:])",
     re.I,
 )
 
@@ -186,7 +187,8 @@ _UNIT_AFTER_RE = re.compile(
 _LIMIT_BEFORE_RE = re.compile(
     r"(under|below|less than|at most|no more than|not more than|max(imum)?|up to|upto|budget( of| is|:)?|"
     r"cap(ped)?( it)?( at)?|limit(ed)?( of| to| is)?|not (over|above|exceed\w*)|cheaper than|within|"
-    r"spend|afford|<=?)\s*(of\s*|is\s*|around\s*)?[$€£]?\s*$",
+    r"spend|afford|keep (it|things|this|that|the \w+) (to|at|under|below)|stick to|stay (under|below|within)|"
+    r"only have|<=?)\s*(of\s*|is\s*|around\s*)?[$€£]?\s*$",
     re.I,
 )
 # "my budget dropped to $110", "limit is now 80"
@@ -196,6 +198,8 @@ _LIMIT_CHANGE_RE = re.compile(
 _LIMIT_AFTER_RE = re.compile(
     r"^\s*(max(imum)?|or less|tops|at most|limit|budget|or under|or cheaper)\b", re.I
 )
+# "about $50 a head", "$120 per night": a price per unit the user names is the budget for it.
+_PER_UNIT_RE = re.compile(r"^\s*(a|per|/)\s*(head|person|pp|night|guest|seat|ticket|day)\b", re.I)
 _MONEY_KEYS = (
     "price",
     "cost",
@@ -221,7 +225,13 @@ def _money_limits(text: str) -> list:
         after = text[m.end() : m.end() + 15]
         if _UNIT_AFTER_RE.match(after):
             continue
-        if _LIMIT_BEFORE_RE.search(before) or _LIMIT_AFTER_RE.match(after) or _LIMIT_CHANGE_RE.search(before):
+        priced = m.group(0).lstrip()[:1] in "$€£" and bool(_PER_UNIT_RE.match(after))
+        if (
+            _LIMIT_BEFORE_RE.search(before)
+            or _LIMIT_AFTER_RE.match(after)
+            or _LIMIT_CHANGE_RE.search(before)
+            or priced
+        ):
             out.append(float(m.group(1).replace(",", "") + (m.group(2) or "")))
     return out
 
@@ -246,7 +256,13 @@ def _limit_free(text: str) -> str:
     for m in re.finditer(r"[$€£]?\s*(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?", text):
         before = text[max(0, m.start() - 30) : m.start()]
         after = text[m.end() : m.end() + 15]
-        if _LIMIT_BEFORE_RE.search(before) or _LIMIT_AFTER_RE.match(after) or _LIMIT_CHANGE_RE.search(before):
+        priced = m.group(0).lstrip()[:1] in "$€£" and bool(_PER_UNIT_RE.match(after))
+        if (
+            _LIMIT_BEFORE_RE.search(before)
+            or _LIMIT_AFTER_RE.match(after)
+            or _LIMIT_CHANGE_RE.search(before)
+            or priced
+        ):
             pieces.append(text[last : m.start()] + " ")
             last = m.end()
     pieces.append(text[last:])
@@ -302,6 +318,67 @@ def _call_zone_text(call: dict) -> str:
     )
 
 
+_ISO_INSTANT_RE = re.compile(
+    r"\b(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::\d{2}(?:\.\d+)?)?\s*(Z|[+-]\d{2}:?\d{2})", re.I
+)
+
+
+def _shift_day(year: int, month: int, day: int, delta: int) -> str:
+    """The ISO date ``delta`` (-1, 0 or 1) days from a date."""
+    leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+    lengths = [31, 29 if leap else 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+    day += delta
+    if day < 1:
+        month -= 1
+        if month < 1:
+            year, month = year - 1, 12
+        day = lengths[month - 1]
+    elif day > lengths[month - 1]:
+        day, month = 1, month + 1
+        if month > 12:
+            year, month = year + 1, 1
+    return f"{year:04d}-{month:02d}-{day:02d}"
+
+
+def _local_date_entities(text: str, offsets: list) -> set:
+    """Date entities of the instants a text writes with a zone ("2025-01-11T01:00:00Z"), read in
+    each of the given zones: Friday 5pm in San Francisco is Saturday in UTC."""
+    out: set = set()
+    for m in _ISO_INSTANT_RE.finditer(text):
+        year, month, day, hour, minute = (int(m.group(i)) for i in range(1, 6))
+        zone = m.group(6)
+        own = (
+            0.0
+            if zone.upper() == "Z"
+            else (1 if zone[0] == "+" else -1) * (int(zone[1:3]) + int(zone[-2:]) / 60)
+        )
+        for offset in offsets:
+            local = hour * 60 + minute + (offset - own) * 60
+            delta = -1 if local < 0 else 1 if local >= 1440 else 0
+            out |= _date_entities(_shift_day(year, month, day, delta))[0]
+    return out
+
+
+def _weekday_in_another_week(trace: dict, wanted: dict, values: list) -> bool:
+    """The user asked for a weekday alone ("on Friday"), the instructions say what day today is,
+    and the action is dated a week or more away from the coming one of that weekday."""
+    if "day" not in wanted or "date" in wanted:
+        return False
+    system = "\n".join(e["text"] for e in _timeline(trace) if e["kind"] == "msg" and e["role"] == "system")
+    m = _REF_DATE_RE.search(system) or _REF_DATE_RE.search("\n".join(_user_turns(trace)))
+    today = _parse_date(m.group(3)) if m else None
+    if today is None:
+        return False
+    booked: list[int] = []
+    for _, leaf in values:
+        day = _parse_date(leaf) if isinstance(leaf, str) and re.search(r"\d{4}-\d{2}-\d{2}", leaf) else None
+        if day is not None:
+            booked.append(day)
+    if not booked:
+        return False
+    return all(not 0 <= d - today <= 7 for d in booked)
+
+
 def action_conflicts_request(trace: dict) -> float:
     """The last action's arguments name a date, time, day, count or email, and none of the user's latest values of that kind."""
     action = _last_action(trace)
@@ -318,6 +395,14 @@ def action_conflicts_request(trace: dict) -> float:
     user_text = "\n".join(
         e["text"] for e in _timeline(trace) if e["kind"] == "msg" and e["role"] in ("system", "user")
     )
+    timed = [text for text in _user_turns(trace) if _clock_times(text)]
+    user_offsets = _zone_offsets(timed[-1]) if timed else []
+    for _, leaf in values:
+        if isinstance(leaf, str) and user_offsets:
+            for x in _local_date_entities(leaf, user_offsets):
+                given.setdefault(_entity_kind(x), set()).add(x)
+    if _weekday_in_another_week(trace, wanted, values):
+        return 1.0
     for kind, asked in wanted.items():
         got = given.get(kind)
         if not got:
@@ -445,9 +530,11 @@ def _chosen_items(trace: dict, names: set, stop: dict | None = None) -> list:
     """Result items (their own scalar fields) that one of ``names`` picks out from the others.
 
     A search returns options; an action or an answer names one by a value no other option has
-    ("SKU-10442", "BA147", not "economy"): that option's fields are what was chosen.
+    ("SKU-10442", "BA147", not "economy"): that option's fields are what was chosen. Options are
+    compared across every search before ``stop`` (the same option listed twice counts once), so
+    "olive" does not pick the one olive item of a first search when a later one lists others.
     """
-    chosen = []
+    searches = []
     for e in _timeline(trace):
         if e["kind"] != "call":
             continue
@@ -457,16 +544,21 @@ def _chosen_items(trace: dict, names: set, stop: dict | None = None) -> list:
             {k: v for k, v in item.items() if not isinstance(v, list | dict)}
             for item in _result_items(e["call"].get("result"))
         ]
-        if len(items) < 2:
-            continue
-        seen: dict[str, int] = {}
-        for own in items:
-            for v in {str(v).lower() for v in own.values() if isinstance(v, str)}:
-                seen[v] = seen.get(v, 0) + 1
-        for own in items:
-            mine = {str(v).lower() for v in own.values() if isinstance(v, str) and len(str(v)) >= 2}
-            if any(seen[v] == 1 and (v in names or any(v in n for n in names if len(n) > 20)) for v in mine):
-                chosen.append(own)
+        items = [item for item in items if item]  # a wrapper ({"items": [...]}) is not an option
+        if items:
+            searches.append(items)
+    distinct = {repr(sorted(item.items(), key=str)): item for items in searches for item in items}
+    if len(distinct) < 2:
+        return []
+    seen: dict[str, int] = {}
+    for own in distinct.values():
+        for v in {str(v).lower() for v in own.values() if isinstance(v, str)}:
+            seen[v] = seen.get(v, 0) + 1
+    chosen = []
+    for own in distinct.values():
+        mine = {str(v).lower() for v in own.values() if isinstance(v, str) and len(str(v)) >= 2}
+        if any(seen[v] == 1 and (v in names or any(v in n for n in names if len(n) > 20)) for v in mine):
+            chosen.append(own)
     return chosen
 
 
@@ -514,48 +606,77 @@ _PAID_KEYS = ("paid", "charged", "captured", "net")
 _TOTAL_KEYS = ("total", "amount", "price", "cost", "subtotal", "value", "balance")
 
 
+def _money_number(leaf: object) -> float | None:
+    """A number, or an amount written as text ("50.61 USD", "$1,200.00"); None for anything else."""
+    if isinstance(leaf, bool):
+        return None
+    if isinstance(leaf, int | float):
+        return float(leaf)
+    if isinstance(leaf, str):
+        m = re.fullmatch(
+            r"\s*(?:[$€£]|usd|eur|gbp)?\s*(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?\s*(?:[$€£]|usd|eur|gbp)?\s*",
+            leaf,
+            re.I,
+        )
+        if m:
+            return float(m.group(1).replace(",", "") + (m.group(2) or ""))
+    return None
+
+
+def _reference_amount(leaves: list) -> float | None:
+    """What a record shows was paid: a paid amount, else the total or price less any discount."""
+    paid = []
+    totals = []
+    discounts = []
+    for key, leaf in leaves:
+        last = key.split(" ")[-1].lower() if key else ""
+        value = _money_number(leaf)
+        if value is None:
+            continue
+        if any(k in last for k in _PAID_KEYS):
+            paid.append(value)
+        elif "discount" in last or "coupon" in last or "promo" in last:
+            discounts.append(value)
+        elif any(k in last for k in _TOTAL_KEYS) and "tax" not in last and "shipping" not in last:
+            totals.append(value)
+    if paid:
+        return max(paid)
+    if totals:
+        return max(totals) - (sum(discounts) if 0 < sum(discounts) < max(totals) else 0.0)
+    return None
+
+
 def action_amount_exceeds_source(trace: dict) -> float:
     """An action moves more money than the record it acted on shows (paid, else total or price)."""
-    reference = None
+    lookups: list = []
     for e in _timeline(trace):
         if e["kind"] != "call":
             continue
         call = e["call"]
-        if _is_action(call) and reference is not None:
-            if any(a > reference + 0.005 for a in _money_leaves(_call_args(call))):
+        if _is_action(call) and lookups:
+            reference = None
+            for result in reversed(lookups):  # the latest lookup that shows an amount
+                reference = _reference_amount(_record_leaves(result, call))
+                if reference is not None:
+                    break
+            if reference is not None and any(a > reference + 0.005 for a in _money_leaves(_call_args(call))):
                 return 1.0
         if _call_failed(call) or _is_action(call):
             continue
-        paid = []
-        totals = []
-        discounts = []
-        for key, leaf in _keyed_leaves(call.get("result")):
-            last = key.split(" ")[-1].lower() if key else ""
-            if not isinstance(leaf, int | float) or isinstance(leaf, bool):
-                continue
-            if any(k in last for k in _PAID_KEYS):
-                paid.append(float(leaf))
-            elif "discount" in last or "coupon" in last or "promo" in last:
-                discounts.append(float(leaf))
-            elif any(k in last for k in _TOTAL_KEYS) and "tax" not in last and "shipping" not in last:
-                totals.append(float(leaf))
-        if paid:
-            reference = max(paid)
-        elif totals:
-            # What was paid: the price less any discount given on it.
-            reference = max(totals) - (sum(discounts) if 0 < sum(discounts) < max(totals) else 0.0)
+        lookups.append(call.get("result"))
     return 0.0
 
 
 _DAY_LIMIT_RE = re.compile(
     r"\b(within|up to|no (?:more|later) than|at most|maximum of|max\.?|less than|under|only|first|for|in|more than|"
     r"over|older than|past|beyond)\s+"
-    r"(?:the\s+(?:first\s+)?)?(\d+)\s*(?:calendar\s+|business\s+)?days?\b|\b(\d+)[- ]days?\s+(window|period|limit|"
+    r"(?:the\s+(?:first\s+|last\s+|past\s+)?)?(\d+)\s*(?:calendar\s+|business\s+)?days?\b|\b(\d+)[- ]days?\s+(window|period|limit|"
     r"policy|return|refund|of|from|after|since)",
     re.I,
 )
 _REF_DATE_RE = re.compile(
     r"\b(today|current date|date today|today's date|now|as of)\b\W{0,4}(is|:)?\W{0,3}"
+    r"(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day,?\s+(?:the\s+)?)?"  # "Today is Friday, 2025-05-16"
     r"(\d{4}-\d{2}-\d{2}|"
     + _MONTH_RE
     + r"\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}|\d{1,2}\s+"
@@ -633,6 +754,26 @@ def _policy_days(trace: dict) -> int | None:
     return _policy(trace)[0]
 
 
+def _record_leaves(result: object, action: dict) -> list:
+    """(key, leaf) of a result, narrowed to the record the action names when the result lists
+    several (a customer's orders: the refund is judged by the order it refunds)."""
+    leaves = _keyed_leaves(result)
+    named = {str(v).strip().lstrip("#").lower() for _, v in _arg_values(action) if isinstance(v, str | int)}
+    named = {v for v in named if len(v) >= 3}
+    records = [
+        item
+        for item in _result_items(result)
+        if item
+        and not any(isinstance(v, list | dict) for v in item.values())
+        and named & {str(v).strip().lstrip("#").lower() for v in item.values() if isinstance(v, str | int)}
+    ]
+    if not records or len(records) == len([i for i in _result_items(result) if i]):
+        return leaves
+    kept = [pair for record in records for pair in _keyed_leaves(record)]
+    # the record's own fields, and whatever the result says outside its list of records (today's date)
+    return kept + [(k, v) for k, v in leaves if not isinstance(v, list | dict) and " " not in k.strip()]
+
+
 def _ages_in_days(trace: dict, stop: dict) -> list:
     """How many days old the records looked up before a call are (from their dates, or a days field)."""
     instructions = "\n".join(
@@ -659,7 +800,7 @@ def _ages_in_days(trace: dict, stop: dict) -> list:
             break
         if _call_failed(e["call"]):
             continue
-        for key, leaf in _keyed_leaves(e["call"].get("result")):
+        for key, leaf in _record_leaves(e["call"].get("result"), stop):
             last = key.split(" ")[-1].lower() if key else ""
             if isinstance(leaf, str) and (
                 last in ("today", "now", "date_today", "as_of", "asof")
@@ -747,6 +888,7 @@ _NEGATIVE_TEXT_RE = re.compile(
     r"\b(conflicts? with|conflicting|not available|unavailable|no availability|sold out|fully booked|"
     r"already (booked|taken|reserved)|overlap\w*|double[- ]book\w*|ineligible|not eligible|"
     r"out of stock|not allowed|not permitted|expired|outside (the )?(window|policy|period)|"
+    r"^\W*busy\b(?! ?(none|nothing|-? ?$))|"
     r"no (seats|rooms|tables|slots|flights|results|matches|availability))\b",
     re.I,
 )
@@ -757,8 +899,14 @@ def _says_no(result: object) -> bool:
     if result in ([], {}, ""):
         return True
     if isinstance(result, dict):
-        lists = [v for v in result.values() if isinstance(v, list)]
-        if lists and all(not v for v in lists) and not any(isinstance(v, dict) for v in result.values()):
+        lists = [(k, v) for k, v in result.items() if isinstance(v, list)]
+        # Nothing found is a no, but no busy slots and no conflicts ({"busy": []}) is a yes.
+        if (
+            lists
+            and all(not v for _, v in lists)
+            and not all(_BUSY_KEY_RE.search(str(k)) or _CONFLICT_KEY_RE.search(str(k)) for k, _ in lists)
+            and not any(isinstance(v, dict) for v in result.values())
+        ):
             return True
     for key, leaf in _keyed_leaves(result):
         last = key.split(" ")[-1].lower() if key else ""
@@ -822,6 +970,24 @@ def _action_span(call: dict) -> list:
     return [start, end if end is not None and end > start else start + minutes]
 
 
+def _spans_in_user_zone(trace: dict, call: dict, span: list) -> list:
+    """The action's span moved into the zone the user named, when the action writes its own
+    ("18:30Z" for "1:30pm ET"): a busy list without zones is in the user's time."""
+    own = _zone_offsets(_call_zone_text(call)) or next(
+        (
+            _zone_offsets(str(leaf))
+            for _, leaf in _arg_values(call)
+            if isinstance(leaf, str) and _clock_times(leaf) and _zone_offsets(str(leaf))
+        ),
+        [],
+    )
+    timed = [text for text in _user_turns(trace) if _clock_times(text)]
+    user = _zone_offsets(timed[-1]) if timed else []
+    if not own or not user:
+        return []
+    return [[span[0] + (u - own[0]) * 60, span[1] + (u - own[0]) * 60] for u in user if u != own[0]]
+
+
 def acted_after_check_said_no(trace: dict) -> float:
     """A check said no (a conflict, unavailable, a busy slot at that time, nothing found), and an action followed anyway."""
     refused = False
@@ -835,7 +1001,8 @@ def acted_after_check_said_no(trace: dict) -> float:
             if refused:
                 return 1.0
             span = _action_span(call)
-            if span and any(a < span[1] and span[0] < b for a, b in busy):
+            spans = [span, *_spans_in_user_zone(trace, call, span)] if span else []
+            if any(a < sp[1] and sp[0] < b for sp in spans for a, b in busy):
                 return 1.0  # overlaps a busy slot the check listed
             if span and free and not any(a <= span[0] and span[1] <= b for a, b in free):
                 return 1.0  # outside every free slot the check listed
@@ -869,14 +1036,19 @@ _ID_KEY_WORDS = frozenset(
 )
 
 
+_RETRACTED_ID_RE = re.compile(r"\b(not|instead of|rather than)\s+(order\s+|#)?#?[\w-]*\d[\w-]*", re.I)
+
+
 def action_id_differs_from_request(trace: dict) -> float:
     """The user named an id (order, booking, account) and the last action carries other ids but not that one."""
     action = _last_action(trace)
     if action is None:
         return 0.0
-    asked = set()
+    asked: set[str] = set()
     for text in _user_turns(trace):
-        asked |= _ids_in(text)
+        # the latest turn naming an id wins: "sorry, it's order 4512, not 4521"
+        latest = _ids_in(_RETRACTED_ID_RE.sub(" ", text))
+        asked = latest or asked
     given = set()
     for key, leaf in _keyed_leaves(_call_args(action)):
         given |= _ids_in(str(leaf))
@@ -888,6 +1060,7 @@ def action_id_differs_from_request(trace: dict) -> float:
     return 0.0 if asked & given else 1.0
 
 
+_CALENDAR_ANAGRAMS = frozenset("".join(sorted(w)) for w in (*_DAYS, *_MONTHS) if len(w) > 4)
 _NAME_RE = re.compile(r"(?<![\w@.])([A-Z][a-z]+(?:[ -][A-Z][a-z]+)*)")
 
 
@@ -912,6 +1085,8 @@ def user_names_missing_from_action(trace: dict) -> float:
                         continue
                     if low in _DAYS or low in _MONTHS or any(d.startswith(low) for d in _DAYS):
                         continue
+                    if "".join(sorted(low)) in _CALENDAR_ANAGRAMS:
+                        continue  # "Wedensday", "Febraury": a day or a month typed in a hurry
                     if low not in args:
                         missing += 1
     return float(missing)

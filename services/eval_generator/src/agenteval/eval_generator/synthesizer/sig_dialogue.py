@@ -53,20 +53,37 @@ _RETRACTED_RE = re.compile(
 )
 
 
+_FRAME_RE = re.compile(
+    r"\b([A-Za-z]{3,})\s+(in|at|near|around|on|by|from|to)\s+(?:the\s+)?([A-Za-z][\w-]*(?:\s+(?!and\b|or\b|but\b)[a-z][\w-]*)?)",
+)
+
+
 def _turn_tokens(text: str) -> set:
     """A user turn's values; limits ("under $80") as 'lim:' values of their own kind."""
     limits = {"lim:" + _canon_number(x) for x in _money_limits(text)}
     return _value_tokens(_limit_free(text)) | limits
 
 
+def _final_actions(trace: dict) -> list:
+    """The last call of each action tool: what the agent finally did of each kind (a flight and
+    a hotel booked one after the other are both final; a booking redone replaces the first)."""
+    last: dict = {}
+    for e in _timeline(trace):
+        if e["kind"] == "call" and _is_action(e["call"]):
+            last[str(e["call"].get("name") or "")] = e["call"]
+    return list(last.values())
+
+
 def _final_choice_tokens(trace: dict) -> set:
     """What the agent finally committed to: its last action's arguments, else its answer."""
-    actions = [e["call"] for e in _timeline(trace) if e["kind"] == "call" and _is_action(e["call"])]
+    actions = _final_actions(trace)
     if actions:
         tokens = set()
-        for _, leaf in _arg_values(actions[-1]):
-            tokens |= _leaf_tokens(leaf)
-        items = _chosen_items(trace, _action_names(actions[-1]), actions[-1])
+        items = []
+        for action in actions:
+            for _, leaf in _arg_values(action):
+                tokens |= _leaf_tokens(leaf)
+            items += _chosen_items(trace, _action_names(action), action)
     else:
         answer = _answer(trace)
         tokens = _value_tokens(answer)
@@ -118,6 +135,13 @@ def _superseded(trace: dict) -> list:
         for word in re.findall(r"\b[A-Z][a-z]{2,}\b", text):
             if word.lower() not in _STOP_CAPS and word.lower() not in _STOPWORDS:
                 slots.setdefault("w:" + _stem(word), set()).add("proper")
+    for text in users:
+        # "a hotel in midtown" then "a hotel in the university district": what follows the same
+        # words describes the same thing, wherever the tools keep it.
+        for m in _FRAME_RE.finditer(text):
+            frame = "frame:" + _stem(m.group(1).lower()) + " " + m.group(2).lower()
+            for token in _value_tokens(m.group(3)):
+                slots.setdefault(token, set()).add(frame)
     keys = {k.partition(":")[2] for ks in slots.values() for k in ks if k.startswith("key:")}
     out = []
     for k in range(1, len(users)):
@@ -149,7 +173,7 @@ def _superseded(trace: dict) -> list:
             if kind == "w":
                 if _slot_of(x, slots) & new_slots:
                     old.add(x)  # the same thing described anew: a change, said so or not
-            elif kind in kinds and (marked or kind not in ("num", "lim")):
+            elif kind in kinds and (marked or kind != "num"):  # a new budget replaces the old one
                 old.add(x)
         new = {x for x in new if _entity_kind(x) != "w" or _slot_of(x, slots)}
         if old and new:
@@ -161,11 +185,20 @@ def acted_on_superseded_instruction(trace: dict) -> float:
     """The user replaced a value in a later turn, but the final action (or answer) kept the old one and not the new."""
     final = _final_choice_tokens(trace)
     for old, new in _superseded(trace):
-        if final & new:
+        if _follows(final, new):
             continue
         if final & old:
             return 1.0
     return 0.0
+
+
+def _follows(final: set, new: set) -> bool:
+    """The final choice carries a new value, or keeps within a new limit ("$50 max" and a $45 item)."""
+    if final & new:
+        return True
+    limits = [float(x[4:]) for x in new if x.startswith("lim:")]
+    amounts = [float(x[4:]) for x in final if x.startswith("num:")]
+    return bool(limits and amounts) and max(amounts) <= min(limits) + 0.005
 
 
 def latest_instruction_ignored(trace: dict) -> float:
@@ -174,7 +207,7 @@ def latest_instruction_ignored(trace: dict) -> float:
     changes = _superseded(trace)
     if not changes:
         return 0.0
-    return 0.0 if all(final & new for _, new in changes) else 1.0
+    return 0.0 if all(_follows(final, new) for _, new in changes) else 1.0
 
 
 def user_changed_instruction(trace: dict) -> float:
@@ -185,10 +218,13 @@ def user_changed_instruction(trace: dict) -> float:
 def _final_choice_pairs(trace: dict) -> list:
     """(key, value) pairs of what the agent finally chose: the last action's arguments and the
     fields of the result items it (or, without an action, the answer) picked out."""
-    actions = [e["call"] for e in _timeline(trace) if e["kind"] == "call" and _is_action(e["call"])]
+    actions = _final_actions(trace)
     if actions:
-        pairs = [(k.split(" ")[-1].lower(), v) for k, v in _arg_values(actions[-1])]
-        items = _chosen_items(trace, _action_names(actions[-1]), actions[-1])
+        pairs = []
+        items = []
+        for action in actions:
+            pairs += [(k.split(" ")[-1].lower(), v) for k, v in _arg_values(action)]
+            items += _chosen_items(trace, _action_names(action), action)
     else:
         pairs = []
         items = _chosen_items(trace, {_answer(trace).lower()})
@@ -301,7 +337,10 @@ def final_choice_contradicts_request(trace: dict) -> float:
             return 1.0  # works to an earlier budget
         if any(_count_superseded(users, n) for n in numbers):
             return 1.0
-    for key, value in _final_choice_pairs(trace):
+    final_pairs = _final_choice_pairs(trace)
+    # Everything finally chosen: a value the user asked for may sit under another key than the one named.
+    chosen = set().union(*(_value_tokens(str(v)) for _, v in final_pairs)) if final_pairs else set()
+    for key, value in final_pairs:
         text = str(value)
         mine = _value_tokens(text)
         if not mine:
@@ -337,7 +376,7 @@ def final_choice_contradicts_request(trace: dict) -> float:
                 fresh = {
                     x for x in tokens if x.startswith("w:") and x not in earlier and x[2:] not in key_words
                 }
-                if fresh and not fresh & mine and not _mentions(tokens, text):
+                if fresh and not fresh & (mine | chosen) and not _mentions(tokens, text):
                     return 1.0
             category = {_CATEGORY_OF.get(x[2:]) for x in mine if x.startswith("w:")} - {None}
             same_kind = [x for x in tokens if x.startswith("w:") and _CATEGORY_OF.get(x[2:]) in category]

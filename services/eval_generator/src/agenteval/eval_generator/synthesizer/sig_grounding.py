@@ -7,9 +7,10 @@ Each signal is ``trace dict -> float`` with a one-line docstring. Sandbox-safe (
 
 import re
 
-from agenteval.eval_generator.synthesizer._phrases import _says_unknown
+from agenteval.eval_generator.synthesizer._phrases import _plain, _says_unknown
 from agenteval.eval_generator.synthesizer._trace_access import (
     _answer,
+    _call_args,
     _call_failed,
     _is_action,
     _leaf_text,
@@ -24,6 +25,8 @@ from agenteval.eval_generator.synthesizer._values import (
     _supported,
 )
 from agenteval.eval_generator.synthesizer.sig_actions import (
+    _money_leaves,
+    acted_after_check_said_no,
     action_breaks_limit,
     action_id_differs_from_request,
     action_id_unsupported,
@@ -142,29 +145,53 @@ def answer_ignores_results(trace: dict) -> float:
 
 # Telling the user something was done: "I've refunded", "your booking is confirmed", "Done!".
 _DONE_CLAIM_RE = re.compile(
-    r"(\b(i'?ve|i have|we'?ve|we have|i just|i)\s+(\w+ly\s+)?(booked|reserved|refunded|issued|processed|"
+    r"(\b(i'?ve|i have|we'?ve|we have|i just|i)\s+(\w+ly\s+)?((?:gone|went) ahead and\s+)?(booked|reserved|refunded|issued|processed|"
     r"cancell?ed|deleted|removed|sent|scheduled|updated|changed|transferred|paid|created|submitted|placed|"
     r"ordered|applied|reset|closed|added|assigned|moved|renewed|upgraded|confirmed|completed|arranged|"
     r"initiated|started|filed|opened|credited|returned|rebooked|switched|set up|made|put)\b|"
-    r"\b(is|has been|have been|was|were|are)\s+(now\s+|successfully\s+)?(booked|reserved|refunded|issued|"
+    r"\b(is|has been|have been|was|were|are)\s+(now\s+|successfully\s+|(?:approved|accepted) and\s+)?(booked|reserved|refunded|issued|approved|granted|authori[sz]ed|"
     r"processed|cancell?ed|deleted|removed|sent|scheduled|updated|changed|transferred|paid|created|"
     r"submitted|placed|applied|reset|closed|credited|rebooked|switched|initiated|confirmed)\b|"
     r"\b(will now|will be (sent|refunded|credited)|(is|are) now)\b|"
     r"^\s*(done|all set|all done|finished|updated|booked|confirmed|refund processed)\b|"
     # Promising money back is telling the user it is on its way.
     r"\b(you('ll| will)|you should) (receive|get|see) (a |your |the |an? )?(full )?(refund|money back|credit|"
-    r"reimbursement)|\b(refund|reimbursement|credit|money)\b[^.]{0,40}\b(will|should) (be (issued|processed|"
+    r"reimbursement)|\b(refund|reimbursement|credit|money)\b(?:[^.]|\.\d){0,40}\b(will|should) (be (issued|processed|"
     r"credited|sent|returned|back)|arrive|appear|reach|post|show up)|\b(refund|reimbursement|credit|money)\b"
-    r"[^.]{0,30}\bon (its|the) way\b|\bi('ll| will) (refund|reimburse|credit|issue)\b)",
+    r"(?:[^.]|\.\d){0,30}\bon (its|the) way\b|\b(i|we)('ll| will)( \w+ly)? (refund|reimburse|credit|issue)\b|"
+    r"\b(is|are) being (processed|issued|refunded|credited|sent)\b|"
+    # Work in progress or just done, said in other ways: "I'm processing your refund now",
+    # "Refund initiated", "you'll be refunded", "it's been refunded", "I've approved a refund".
+    r"\b(i'?m|i am|we'?re|we are) (now |currently )?(processing|issuing|initiating|submitting|refunding|crediting|"
+    r"sending|reimbursing)\b|\b(refund|reimbursement|credit)\s+(of\s+[$€£]?[\d.,]+\s+)?(initiated|issued|approved|"
+    r"processed|submitted|completed|granted|authori[sz]ed)\b|\b(you('ll| will)|you should) be (fully )?(refunded|"
+    r"reimbursed|credited)\b|\b(it|that|this)'?s been (refunded|processed|issued|credited|cancell?ed|booked)\b|"
+    r"\b(i'?ve|i have|we'?ve|we have) (approved|authori[sz]ed|granted)\b)",
     re.I,
 )
 
 
+# Money said to be on its way back: only a call that moves money (by its name, or an amount it
+# carries) does that; a return label or a ticket does not.
+_MONEY_BACK_RE = re.compile(r"\b(refund\w*|reimburs\w*|money back|credited|chargeback)\b", re.I)
+_MONEY_CALL_RE = re.compile(r"refund|reimburs|credit|payout|compensat|chargeback|reversal|repay", re.I)
+
+
 def claims_action_without_call(trace: dict) -> float:
-    """The answer says something was done (booked, refunded, updated...) but no action call succeeded."""
-    if not _DONE_CLAIM_RE.search(_answer(trace)):
+    """The answer says something was done (booked, refunded, updated...) but no action call succeeded
+    (for money said to come back: no call that moves money)."""
+    answer = _plain(_answer(trace))
+    if not _DONE_CLAIM_RE.search(answer):
         return 0.0
     done = [c for c in _tool_calls(trace) if _is_action(c) and not _call_failed(c)]
+    if done and _MONEY_BACK_RE.search(answer):
+        return (
+            0.0
+            if any(
+                _MONEY_CALL_RE.search(str(c.get("name") or "")) or _money_leaves(_call_args(c)) for c in done
+            )
+            else 1.0
+        )
     return 0.0 if done else 1.0
 
 
@@ -172,7 +199,12 @@ def unjustified_action_or_claim(trace: dict) -> float:
     """An action the record or the rules do not allow (over a limit, out of the window, on another record), or one claimed but not done."""
     if claims_action_without_call(trace):
         return 1.0
-    for fn in (action_breaks_limit, action_id_unsupported, action_id_differs_from_request):
+    for fn in (
+        action_breaks_limit,
+        action_id_unsupported,
+        action_id_differs_from_request,
+        acted_after_check_said_no,
+    ):
         if fn(trace):
             return 1.0
     return 0.0
