@@ -166,13 +166,37 @@ def up(
     data_dir: DataDir = Path(".agenteval"),
     address: Annotated[str, typer.Option(help="gRPC listen address.")] = "127.0.0.1:50051",
     metrics_port: Annotated[int | None, typer.Option(help="Serve Prometheus /metrics on this port.")] = None,
+    http_address: Annotated[
+        str,
+        typer.Option(
+            envvar="AGENTEVAL_HTTP_ADDRESS",
+            help="Where the web dashboard and the HTTP API listen (host:port; 'off' for none).",
+        ),
+    ] = "127.0.0.1:8080",
 ) -> None:
-    """Keep the embedded stack running for other clients (use --server ADDR with them)."""
+    """Keep the embedded stack running for other clients (use --server ADDR with them) and serve
+    the web dashboard."""
     from agenteval.cli.stack import EmbeddedStack
 
     async def go() -> None:
         stack = EmbeddedStack(data_dir, grpc_address=address, metrics_port=metrics_port)
         await stack.start()
+        http = None
+        if http_address != "off":
+            from agenteval.gateway.web import create_app
+            from agenteval.gateway.web.server import HttpServer
+            from agenteval.runtime.host import check_exposure
+
+            assert stack.common is not None
+            try:
+                check_exposure(http_address, stack.common)
+                ca = stack.common.tls_ca or stack.common.tls_cert
+                app = create_app(stack.target, stack.common.authenticator(), str(ca) if ca else None)
+                http = HttpServer(app, http_address)
+                await http.start()
+            except BaseException:
+                await stack.stop()
+                raise
         metrics = (
             f", /metrics on :{stack.host.metrics_port}" if stack.host and stack.host.metrics_port else ""
         )
@@ -181,14 +205,17 @@ def up(
             if stack.common is not None and stack.common.tokens_file
             else "open: no tokens, so anyone who reaches the address may use it"
         )
+        dashboard = f"dashboard {http.url}, " if http is not None else ""
         err.print(
-            f"agenteval is up: gRPC {stack.target}, NATS {stack.nats.url}{metrics}, data in {data_dir}; "
-            f"{access}. Ctrl-C stops."
+            f"agenteval is up: {dashboard}gRPC {stack.target}, NATS {stack.nats.url}{metrics}, data in "
+            f"{data_dir}; {access}. Ctrl-C stops."
         )
         try:
             assert stack.host is not None
             await stack.host.serve_forever()
         finally:
+            if http is not None:
+                await http.stop()
             await stack.stop()
 
     run_async(go)
