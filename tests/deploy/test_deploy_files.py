@@ -395,7 +395,8 @@ def test_one_front_door_is_published_and_every_service_has_a_healthcheck(compose
         )
         assert not svc.get("ports"), f"{name} publishes a port: clients go through the gateway"
     gateway = compose["services"]["gateway"]
-    assert gateway["ports"] == ["50050:50050"]
+    assert gateway["ports"] == ["50050:50050", "8080:8080"]  # gRPC, and the dashboard + HTTP API
+    assert gateway["environment"]["AGENTEVAL_GATEWAY_HTTP_ADDRESS"] == "0.0.0.0:8080"
     assert gateway["build"]["args"] == {"PACKAGE": "agenteval-gateway", "MODULE": "agenteval.gateway"}
     routed = {k: v for k, v in gateway["environment"].items() if k.endswith("_ADDR")}
     for env, target in routed.items():

@@ -36,6 +36,7 @@ SUITE = Suite.model_validate(
 async def gateway(topology, tmp_path: Path):  # noqa: F811
     addrs, runner_addrs, _ = topology
     address = f"127.0.0.1:{free_port()}"
+    http_port = free_port()
     env = {
         **os.environ,
         "AGENTEVAL_GATEWAY_RUNNER_ADDR": runner_addrs[0],
@@ -44,6 +45,7 @@ async def gateway(topology, tmp_path: Path):  # noqa: F811
         "AGENTEVAL_GATEWAY_TRANSCRIPTS_ADDR": addrs["transcript_store"],
         "AGENTEVAL_GATEWAY_EVALGEN_ADDR": addrs["eval_generator"],
         "AGENTEVAL_GATEWAY_SUITES_ADDR": addrs.get("suite_store", runner_addrs[0]),
+        "AGENTEVAL_GATEWAY_HTTP_ADDRESS": f"127.0.0.1:{http_port}",
     }
     proc = subprocess.Popen(
         [sys.executable, "-m", "agenteval.cli", "serve", "gateway", "--address", address],
@@ -54,15 +56,16 @@ async def gateway(topology, tmp_path: Path):  # noqa: F811
     )
     try:
         await wait_serving(address)
-        yield address
+        yield address, f"http://127.0.0.1:{http_port}"
     finally:
         proc.terminate()
         proc.wait(timeout=30)
 
 
 @pytest.mark.timeout(240)
-async def test_one_address_serves_every_service(gateway: str) -> None:
-    async with Client(gateway) as client:
+async def test_one_address_serves_every_service(gateway: tuple[str, str]) -> None:
+    address, http = gateway
+    async with Client(address) as client:
         run = await client.submit(SUITE, agent="python:tests.agents:coin", seed=3)  # RunService
         events = [ev async for ev in client.watch(run.run_id)]  # a server stream, through the door
         assert events[-1].type == runner_pb2.RUN_EVENT_TYPE_COMPLETED
@@ -78,7 +81,19 @@ async def test_one_address_serves_every_service(gateway: str) -> None:
         assert await client.list_evals() == []  # EvalGeneratorService
         with pytest.raises(NotFound):  # a backend's status comes back as it was
             await client.get_run("run-nope")
-        async with grpc.aio.insecure_channel(gateway) as ch:
+    # The gateway also serves the HTTP API and the dashboard, over the same front door.
+    import httpx
+
+    async with httpx.AsyncClient(base_url=http, timeout=30) as web:
+        for _ in range(100):
+            try:
+                listed = await web.get("/api/v1/runs")
+                break
+            except httpx.ConnectError:
+                await asyncio.sleep(0.1)
+        assert [r["run_id"] for r in listed.json()] == [run.run_id]
+        assert run.run_id in (await web.get(f"/runs/{run.run_id}")).text
+        async with grpc.aio.insecure_channel(address) as ch:
             health = health_pb2_grpc.HealthStub(ch)
             ok = await health.Check(health_pb2.HealthCheckRequest(service="agenteval.v1.RunService"))
             assert ok.status == health_pb2.HealthCheckResponse.SERVING

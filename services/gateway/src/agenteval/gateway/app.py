@@ -88,12 +88,28 @@ def main(address: str | None = None) -> None:
             print(f"gateway: {exc}", file=sys.stderr)
             raise SystemExit(2) from None
         await gateway.start()
-        print(f"gateway serving on {gateway.target}", file=sys.stderr)
+        http = None
+        if gateway.settings.http_address:
+            from agenteval.gateway.web import create_app
+            from agenteval.gateway.web.server import HttpServer
+
+            common = CommonSettings()
+            check_exposure(gateway.settings.http_address, common)
+            ca = common.tls_ca or common.tls_cert
+            http = HttpServer(
+                create_app(gateway.target, common.authenticator(), str(ca) if ca else None),
+                gateway.settings.http_address,
+            )
+            await http.start()
+        dashboard = f", dashboard {http.url}" if http is not None else ""
+        print(f"gateway serving on {gateway.target}{dashboard}", file=sys.stderr)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, stop.set)
         await stop.wait()
+        if http is not None:
+            await http.stop()
         await gateway.stop()
 
     asyncio.run(go())

@@ -16,5 +16,7 @@ class GatewaySettings(BaseSettings):
     transcripts_addr: str = "127.0.0.1:50054"
     evalgen_addr: str = "127.0.0.1:50055"
     suites_addr: str = "127.0.0.1:50056"
+    http_address: str | None = None
+    """Where the web dashboard and the HTTP API listen (host:port); unset: not served."""
     default_timeout_s: float = Field(default=3600.0, gt=0)
     """Deadline of a forwarded call whose client set none (streams included)."""

@@ -73,7 +73,8 @@ async def run_page(request: Request, client: Caller, run_id: str) -> HTMLRespons
             [(c.case_id, c.pass_rate, c.pass_rate_low, c.pass_rate_high) for c in summary.cases]
         )
     latency = charts.histogram([t.latency_ms for t in trials if t.status])
-    ks = sorted(summary.pass_at_k) if summary is not None else []
+    # pass@1 and pass@k / pass^k at the run's largest k: the columns people read.
+    ks = sorted({1, max(summary.pass_at_k)} & set(summary.pass_at_k)) if summary and summary.pass_at_k else []
     return page(
         request, "run.html", run=run, summary=summary, trials=trials, bars=bars, latency=latency, ks=ks
     )
