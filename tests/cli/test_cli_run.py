@@ -151,3 +151,59 @@ def test_up_serves_other_commands_and_stops_cleanly(tmp_path: Path) -> None:
         _, err = up.communicate(timeout=30)
     assert up.returncode == 0, err
     assert "Traceback" not in err
+
+
+def test_a_run_whose_judge_could_not_grade_says_so(tmp_path: Path) -> None:
+    """No API key: the judge cannot grade. The run says which grader, how many trials and why,
+    instead of "0 errors", in the table and in --json."""
+    suite = tmp_path / "judged.yaml"
+    suite.write_text(
+        "name: judged\nagent: python:tests.agents:coin\ncases:\n"
+        "  - id: polite\n    input: be polite\n"
+        "    graders:\n      - llm_rubric: {rubric: The answer is polite.}\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "AGENTEVAL_"))}
+    env.update(AGENTEVAL_DATA_DIR=str(tmp_path / "data"), COLUMNS="200")
+    proc = subprocess.run(
+        [*CLI, "run", str(suite), "-k", "3", "--seed", "1"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=180,
+    )
+    said = " ".join((proc.stdout + proc.stderr).split())
+    assert "grader llm_rubric could not grade 3 of 3 trials" in said, said
+    assert "ANTHROPIC_API_KEY" in said
+    as_json = subprocess.run(
+        [*CLI, "run", str(suite), "-k", "2", "--seed", "1", "--json"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=180,
+    )
+    doc = json.loads(as_json.stdout)
+    assert doc["grader_failures"] == {"llm_rubric": 2}
+    assert "ANTHROPIC_API_KEY" in doc["grader_failure_reasons"]["llm_rubric"]
+
+
+def test_an_agent_that_cannot_be_imported_from_here_says_where_it_looked_and_what_to_do(
+    tmp_path: Path,
+) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AGENTEVAL_")}
+    env.pop("PYTHONPATH", None)
+    env.update(AGENTEVAL_DATA_DIR=str(tmp_path / "data"), COLUMNS="300")
+    proc = subprocess.run(
+        [*CLI, "run", str(ROOT / "examples" / "support_suite.yaml"), "-k", "1"],
+        cwd=tmp_path,  # not the project's directory: `examples` is not importable here
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=180,
+    )
+    assert proc.returncode == 2, proc.stderr
+    said = " ".join(proc.stderr.split())
+    assert f"looked in {tmp_path}" in said and "PYTHONPATH" in said
+    assert "python:path/to/examples/support_agent/agent.py:run" in said
+    assert "Traceback" not in proc.stderr

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from enum import StrEnum
 from pathlib import Path
@@ -56,6 +57,14 @@ Threshold = Annotated[
 Alpha = Annotated[float, typer.Option(help="Significance level (0..1).")]
 Drop = Annotated[float, typer.Option(help="Fall in pass rate to detect (0.1 = 10 points).")]
 Power = Annotated[float, typer.Option(help="Chance of detecting the drop when it happens (0..1).")]
+
+
+def piped_width() -> int:
+    """Width of a table written to a pipe or a file: COLUMNS when set, else 180 (every column)."""
+    try:
+        return max(40, int(os.environ.get("COLUMNS", "")))
+    except ValueError:
+        return 180
 
 
 def _check_open_unit(name: str, value: float) -> None:
@@ -158,7 +167,7 @@ def compare(
     _emit(
         fmt,
         output,
-        lambda f: render_comparison(report, f),
+        lambda f: render_comparison(report, f, piped_width()),
         lambda: print_comparison(out, report),
         report.headline,
     )
@@ -292,7 +301,7 @@ def report(
     _emit(
         fmt,
         output,
-        lambda f: render_run(rep, f),
+        lambda f: render_run(rep, f, piped_width()),
         lambda: print_run(out, rep),
         f"run {rep.run_id}: {t.passes}/{t.trials} trials passed",
     )

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rich import box
+from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
@@ -72,3 +73,17 @@ def fit_table(cols: Sequence[Col], rows: Sequence[Sequence[str]], width: int) ->
     for r in rows:
         table.add_row(*(r[i] for i in keep))
     return table
+
+
+def fit_or_list(cols: Sequence[Col], rows: Sequence[Sequence[str]], width: int) -> RenderableType:
+    """fit_table when every key cell fits whole; else one entry per row: its key cells on one
+    line, the rest as 'header value' pairs wrapping between pairs."""
+    if fits(cols, rows, width):
+        return fit_table(cols, rows, width)
+    parts: list[RenderableType] = []
+    for r in rows:
+        keys = [r[i] for i, c in enumerate(cols) if c.kind == "key" and r[i]]
+        rest = [f"{c.header} {r[i]}" for i, c in enumerate(cols) if c.kind != "key" and r[i]]
+        parts.append(Text.from_markup("[bold]" + "  ".join(keys) + "[/]"))
+        parts.append(Text.from_markup("  " + " · ".join(rest)))
+    return Group(*parts)

@@ -8,9 +8,9 @@ from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
-from rich.table import Table
 
 from agenteval.cli import DataDir, JsonOut, Server, app, connect, fail, out, print_json, run_async
+from agenteval.cli.fit import Col, fit_or_list
 
 TEST = (
     "exact conditional test of equal pass rates across runs (Pearson chi-square), discrete Holm across cases"
@@ -96,21 +96,32 @@ def flakiness(
             }
         )
         return
-    table = Table("case", "runs", "passes", "min", "max", "adj. p", "")
-    for r in rows:
-        label = (
-            "[yellow]flaky across runs[/]" if r["warn"] else "non-deterministic" if r["within_run"] else ""
-        )
-        table.add_row(
+    cols = [
+        Col("case", kind="key"),
+        Col("runs", justify="right", drop=3),
+        Col("passes per run", drop=1),
+        Col("min", justify="right", drop=2),
+        Col("max", justify="right", drop=2),
+        Col("adj. p", justify="right"),
+        Col("flakiness"),
+    ]
+    cells = [
+        [
             escape(str(r["case_id"])),
             str(r["runs"]),
             " ".join(f"{x}/{n}" for x, n in zip(r["passes"], r["trials"], strict=True)),
             f"{r['min']:.0%}",
             f"{r['max']:.0%}",
             f"{r['adjusted_p_value']:.3g}",
-            label,
-        )
-    out.print(table)
+            "[yellow]flaky across runs[/]"
+            if r["warn"]
+            else "non-deterministic"
+            if r["within_run"]
+            else "steady",
+        ]
+        for r in rows
+    ]
+    out.print(fit_or_list(cols, cells, out.width))
     out.print(
         f"{len(warned)} of {len(rows)} cases flaky across {len(summaries)} runs (adjusted p < {alpha:g} "
         f"and spread > {spread:.0%}); {len(within)} non-deterministic within a run",

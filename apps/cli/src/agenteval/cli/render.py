@@ -99,6 +99,13 @@ def print_summary(console: Console, s: RunSummary) -> None:
         f"cost {cost_text(s.cost_usd, s.cost_unknown_trials)} · latency p50 {s.latency.p50_ms:.1f} ms, p95 {s.latency.p95_ms:.1f} ms, "
         f"p99 {s.latency.p99_ms:.1f} ms"
     )
+    for name, n in s.grader_failures.items():
+        why = s.grader_failure_reasons.get(name, "")
+        console.print(
+            f"[yellow]grader {escape(name)} could not grade {n} of {s.trials} trials[/] (counted as failed): "
+            f"{escape(why)}",
+            highlight=False,
+        )
 
 
 def summary_json(s: RunSummary, status: str = "completed") -> dict[str, Any]:

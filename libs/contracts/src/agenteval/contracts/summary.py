@@ -101,6 +101,11 @@ class RunSummary(BaseModel):
     cost_unknown_trials: int = 0
     """Trials whose agent used tokens no price could be put on (no model named for them, or a
     model missing from the price table): ``cost_usd`` leaves those tokens out."""
+    grader_failures: dict[str, int] = Field(default_factory=dict)
+    """Per grader, the trials it could not grade (a judge without an API key, an eval function
+    that raised): those grades count as failed, and the run says so rather than "0 errors"."""
+    grader_failure_reasons: dict[str, str] = Field(default_factory=dict)
+    """Per grader, why it could not grade (the first reason seen)."""
     cases: list[CaseSummary] = Field(default_factory=list)
     tags: list[TagSummary] = Field(default_factory=list)
     """The same figures per case tag."""

@@ -164,7 +164,7 @@ class TagSummary(_message.Message):
     def __init__(self, tag: _Optional[str] = ..., cases: _Optional[int] = ..., trials: _Optional[int] = ..., passes: _Optional[int] = ..., pass_rate: _Optional[float] = ..., pass_rate_low: _Optional[float] = ..., pass_rate_high: _Optional[float] = ..., pass_at_k: _Optional[_Mapping[int, float]] = ..., pass_pow_k: _Optional[_Mapping[int, float]] = ..., latency: _Optional[_Union[LatencySummary, _Mapping]] = ..., input_tokens: _Optional[int] = ..., output_tokens: _Optional[int] = ..., cost_usd: _Optional[float] = ..., grader_scores: _Optional[_Mapping[str, float]] = ..., cost_unknown_trials: _Optional[int] = ...) -> None: ...
 
 class RunSummary(_message.Message):
-    __slots__ = ("run_id", "suite", "agent", "agent_version", "k", "trials", "passes", "pass_rate", "pass_at_k", "pass_pow_k", "latency", "errors", "timeouts", "input_tokens", "output_tokens", "cost_usd", "cases", "pass_rate_low", "pass_rate_high", "tags", "cost_unknown_trials")
+    __slots__ = ("run_id", "suite", "agent", "agent_version", "k", "trials", "passes", "pass_rate", "pass_at_k", "pass_pow_k", "latency", "errors", "timeouts", "input_tokens", "output_tokens", "cost_usd", "cases", "pass_rate_low", "pass_rate_high", "tags", "cost_unknown_trials", "grader_failures", "grader_failure_reasons")
     class PassAtKEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -179,6 +179,20 @@ class RunSummary(_message.Message):
         key: int
         value: float
         def __init__(self, key: _Optional[int] = ..., value: _Optional[float] = ...) -> None: ...
+    class GraderFailuresEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: int
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
+    class GraderFailureReasonsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
     RUN_ID_FIELD_NUMBER: _ClassVar[int]
     SUITE_FIELD_NUMBER: _ClassVar[int]
     AGENT_FIELD_NUMBER: _ClassVar[int]
@@ -200,6 +214,8 @@ class RunSummary(_message.Message):
     PASS_RATE_HIGH_FIELD_NUMBER: _ClassVar[int]
     TAGS_FIELD_NUMBER: _ClassVar[int]
     COST_UNKNOWN_TRIALS_FIELD_NUMBER: _ClassVar[int]
+    GRADER_FAILURES_FIELD_NUMBER: _ClassVar[int]
+    GRADER_FAILURE_REASONS_FIELD_NUMBER: _ClassVar[int]
     run_id: str
     suite: str
     agent: str
@@ -221,4 +237,6 @@ class RunSummary(_message.Message):
     pass_rate_high: float
     tags: _containers.RepeatedCompositeFieldContainer[TagSummary]
     cost_unknown_trials: int
-    def __init__(self, run_id: _Optional[str] = ..., suite: _Optional[str] = ..., agent: _Optional[str] = ..., agent_version: _Optional[str] = ..., k: _Optional[int] = ..., trials: _Optional[int] = ..., passes: _Optional[int] = ..., pass_rate: _Optional[float] = ..., pass_at_k: _Optional[_Mapping[int, float]] = ..., pass_pow_k: _Optional[_Mapping[int, float]] = ..., latency: _Optional[_Union[LatencySummary, _Mapping]] = ..., errors: _Optional[int] = ..., timeouts: _Optional[int] = ..., input_tokens: _Optional[int] = ..., output_tokens: _Optional[int] = ..., cost_usd: _Optional[float] = ..., cases: _Optional[_Iterable[_Union[CaseSummary, _Mapping]]] = ..., pass_rate_low: _Optional[float] = ..., pass_rate_high: _Optional[float] = ..., tags: _Optional[_Iterable[_Union[TagSummary, _Mapping]]] = ..., cost_unknown_trials: _Optional[int] = ...) -> None: ...
+    grader_failures: _containers.ScalarMap[str, int]
+    grader_failure_reasons: _containers.ScalarMap[str, str]
+    def __init__(self, run_id: _Optional[str] = ..., suite: _Optional[str] = ..., agent: _Optional[str] = ..., agent_version: _Optional[str] = ..., k: _Optional[int] = ..., trials: _Optional[int] = ..., passes: _Optional[int] = ..., pass_rate: _Optional[float] = ..., pass_at_k: _Optional[_Mapping[int, float]] = ..., pass_pow_k: _Optional[_Mapping[int, float]] = ..., latency: _Optional[_Union[LatencySummary, _Mapping]] = ..., errors: _Optional[int] = ..., timeouts: _Optional[int] = ..., input_tokens: _Optional[int] = ..., output_tokens: _Optional[int] = ..., cost_usd: _Optional[float] = ..., cases: _Optional[_Iterable[_Union[CaseSummary, _Mapping]]] = ..., pass_rate_low: _Optional[float] = ..., pass_rate_high: _Optional[float] = ..., tags: _Optional[_Iterable[_Union[TagSummary, _Mapping]]] = ..., cost_unknown_trials: _Optional[int] = ..., grader_failures: _Optional[_Mapping[str, int]] = ..., grader_failure_reasons: _Optional[_Mapping[str, str]] = ...) -> None: ...

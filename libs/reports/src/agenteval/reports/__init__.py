@@ -50,20 +50,21 @@ def _check_format(fmt: str) -> None:
         raise ValueError(f"unknown report format {fmt!r}; use one of {', '.join(FORMATS)}")
 
 
-def render_run(report: RunReport, fmt: ReportFormat) -> str:
-    """The run report as text: 'table' (plain-text rich tables), 'markdown' or 'json'."""
+def render_run(report: RunReport, fmt: ReportFormat, width: int = 180) -> str:
+    """The run report as text: 'table' (plain-text rich tables within ``width``), 'markdown' or 'json'."""
     _check_format(fmt)
     if fmt == "json":
         return json.dumps(report.to_json_dict(), indent=2) + "\n"
-    return run_markdown(report) if fmt == "markdown" else run_text(report)
+    return run_markdown(report) if fmt == "markdown" else run_text(report, width)
 
 
-def render_comparison(report: ComparisonReport, fmt: ReportFormat) -> str:
-    """The comparison report as text: 'table' (plain-text rich tables), 'markdown' or 'json'."""
+def render_comparison(report: ComparisonReport, fmt: ReportFormat, width: int = 180) -> str:
+    """The comparison report as text: 'table' (plain-text rich tables within ``width``),
+    'markdown' or 'json'."""
     _check_format(fmt)
     if fmt == "json":
         return json.dumps(report.to_json_dict(), indent=2) + "\n"
-    return comparison_markdown(report) if fmt == "markdown" else comparison_text(report)
+    return comparison_markdown(report) if fmt == "markdown" else comparison_text(report, width)
 
 
 __all__ = [

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable
+from typing import Any
 
-from rich.console import Console
+from rich.console import Console, Group, RenderableType
 from rich.markup import escape
+from rich.measure import Measurement
 from rich.table import Table
+from rich.text import Text
 
 from agenteval.reports import _format as f
 from agenteval.reports._comparison import ComparisonReport
@@ -41,18 +44,99 @@ _STYLES = {
 }
 
 
-def rich_table(cells: Cells, title: str | None = None) -> Table:
-    """A rich Table of the cells, each row styled by its verdict."""
+# Columns a narrow terminal loses first (lowest first); the first column (the case, the tag: what
+# a later command takes) and every column not named here (verdicts, pass rates) always stay.
+_DROP_FIRST = [
+    "Tokens in/out",
+    "p99 ms",
+    "p95 ms",
+    "p-value",
+    "95% CI",
+    "Passes",
+    "pass@1",
+    "Cost",
+    "p50 ms",
+    "Flaky",
+    "Cases",
+    "Change (points)",
+]
+
+
+def _rank(header: str) -> int:
+    """Order in which a column goes on a narrow terminal: graders' scores first, then
+    _DROP_FIRST's order; None-like (a large number) for the columns that always stay."""
+    if header in _DROP_FIRST:
+        return _DROP_FIRST.index(header)
+    if header in _KEEP or header.startswith(("pass@", "pass^")):
+        return 1_000
+    return -1  # a grader's score
+
+
+_KEEP = {"Case", "Tag", "Verdict", "Pass rate", "Baseline", "Candidate", "Adjusted p", "Trials needed"}
+
+
+def _build(cells: Cells, keep: list[int], title: str | None) -> Table:
     table = Table(title=title, title_justify="left")
-    for header, align in zip(cells.headers, cells.align, strict=True):
-        # Fold rather than cut with an ellipsis: on a narrow terminal a figure wraps, never loses digits.
-        table.add_column(escape(header), justify=align, overflow="fold")
+    body = [*cells.rows, *([cells.total] if cells.total else [])]
+    for i in keep:
+        if i == 0:
+            widest = max((len(r[0]) for r in body), default=1)
+            table.add_column(escape(cells.headers[0]), justify=cells.align[0], no_wrap=True, min_width=widest)
+        else:
+            # Fold rather than cut with an ellipsis: a figure wraps, never loses digits.
+            table.add_column(escape(cells.headers[i]), justify=cells.align[i], overflow="fold")
     for row, verdict in zip(cells.rows, cells.verdicts, strict=True):
-        table.add_row(*(escape(c) for c in row), style=_STYLES.get(verdict, ""))
+        table.add_row(*(escape(row[i]) for i in keep), style=_STYLES.get(verdict, ""))
     if cells.total is not None:
         table.add_section()
-        table.add_row(*(escape(c) for c in cells.total), style="bold")
+        table.add_row(*(escape(cells.total[i]) for i in keep), style="bold")
     return table
+
+
+def _as_list(cells: Cells, keep: list[int], title: str | None) -> Group:
+    """One entry per row when even the needed columns do not fit: the id on its own line (whole),
+    then its figures as 'header value' pairs that wrap between pairs."""
+    parts: list[Any] = [Text(title, style="italic")] if title else []
+    rows = [*zip(cells.rows, cells.verdicts, strict=True)]
+    if cells.total is not None:
+        rows.append((cells.total, "total"))
+    for row, verdict in rows:
+        parts.append(Text(row[0], style=f"bold {_STYLES.get(verdict, '')}".strip()))
+        figures = " · ".join(f"{cells.headers[i]} {row[i]}" for i in keep[1:] if row[i])
+        parts.append(Text("  " + figures))
+    return Group(*parts)
+
+
+def rich_table(cells: Cells, title: str | None = None, width: int | None = None) -> RenderableType:
+    """A rich Table of the cells, each row styled by its verdict. Within ``width`` characters it
+    drops the least needed columns (and names them) rather than split ids or fold headers letter
+    by letter; when even the needed ones do not fit, each row becomes a short entry. The first
+    column (case ids, tags) is never wrapped or cut."""
+    body = [*cells.rows, *([cells.total] if cells.total else [])]
+    keep = [i for i in range(len(cells.headers)) if i == 0 or any(r[i] for r in body)]
+    table = _build(cells, keep, title)
+    if width is not None:
+        console = Console(width=100_000)  # measured unclamped: the width the table wants
+        droppable = sorted(
+            (i for i in keep if i and _rank(cells.headers[i]) < 1_000), key=lambda i: _rank(cells.headers[i])
+        )
+        while Measurement.get(console, console.options, table).maximum > width and droppable:
+            keep.remove(droppable.pop(0))
+            table = _build(cells, keep, title)
+        dropped = [
+            cells.headers[i] for i in range(len(cells.headers)) if i not in keep and any(r[i] for r in body)
+        ]
+        if Measurement.get(console, console.options, table).maximum > width:
+            listed = _as_list(cells, keep, title)
+            return Group(listed, _dropped_note(dropped)) if dropped else listed
+        if dropped:
+            table.caption = _dropped_note(dropped).plain
+            table.caption_justify = "left"
+    return table
+
+
+def _dropped_note(dropped: list[str]) -> Text:
+    return Text(f"not shown at this width: {', '.join(dropped)} (--format markdown or json has all)")
 
 
 def _status(report: ComparisonReport) -> str:
@@ -69,14 +153,14 @@ def print_comparison(console: Console, report: ComparisonReport) -> None:
     console.print(escape(compared_sentence(report)), highlight=False)
     console.print(escape(suite_sentence(report)), highlight=False)
     if report.cases:
-        console.print(rich_table(comparison_cells(report)))
+        console.print(rich_table(comparison_cells(report), width=console.width))
     if report.grader_scores:
         changed = changed_grader_scores(report)
         console.print(escape(grader_sentence(report, len(changed))), highlight=False)
         if report.graders:
-            console.print(rich_table(grader_cells(report)))
+            console.print(rich_table(grader_cells(report), width=console.width))
         if changed:
-            console.print(rich_table(grader_case_cells(changed)))
+            console.print(rich_table(grader_case_cells(changed), width=console.width))
     if report.added:
         console.print(f"added (not compared): {escape(', '.join(report.added))}", highlight=False)
     if report.removed:
@@ -92,7 +176,7 @@ def print_plan(console: Console, plan: TrialPlan, show_cases: bool = True) -> No
     """The trial plan: one sentence, and the per-case needs."""
     console.print(escape(plan_sentence(plan)), highlight=False)
     if show_cases and plan.cases:
-        console.print(rich_table(plan_cells(plan)))
+        console.print(rich_table(plan_cells(plan), width=console.width))
 
 
 def print_run(console: Console, report: RunReport) -> None:
@@ -101,9 +185,9 @@ def print_run(console: Console, report: RunReport) -> None:
     who = report.agent_version or report.agent
     title = " · ".join(x for x in (report.suite, who, f"run {report.run_id}") if x)
     if report.cases:
-        console.print(rich_table(run_cells(report), title=escape(title)))
+        console.print(rich_table(run_cells(report), title=escape(title), width=console.width))
     if report.tags:
-        console.print(rich_table(tag_cells(report), title="by tag"))
+        console.print(rich_table(tag_cells(report), title="by tag", width=console.width))
     console.print(
         f"[bold]{t.passes}/{t.trials} trials passed[/], pass rate {f.pct(t.pass_rate)} "
         f"(95% CI {f.ci(t.pass_rate_low, t.pass_rate_high)}) · {f.count(t.errors, 'error')} · "
@@ -128,11 +212,11 @@ def _to_text(render: Callable[[Console], None], width: int) -> str:
     return buffer.getvalue()
 
 
-def comparison_text(report: ComparisonReport, width: int = 120) -> str:
-    """The terminal rendering as plain text (for --output FILE)."""
+def comparison_text(report: ComparisonReport, width: int = 180) -> str:
+    """The terminal rendering as plain text within ``width`` (for --output FILE, or a pipe)."""
     return _to_text(lambda c: print_comparison(c, report), width)
 
 
 def run_text(report: RunReport, width: int = 180) -> str:
-    """The terminal rendering as plain text (for --output FILE)."""
+    """The terminal rendering as plain text within ``width`` (for --output FILE, or a pipe)."""
     return _to_text(lambda c: print_run(c, report), width)

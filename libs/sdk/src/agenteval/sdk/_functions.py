@@ -42,7 +42,15 @@ def load_function(spec: str) -> Callable[..., Any]:
         try:
             module = importlib.import_module(module_name)
         except ImportError as exc:
-            raise FunctionNotLoaded(f"cannot import module {module_name!r}: {exc}") from None
+            hint = ""
+            if isinstance(exc, ModuleNotFoundError) and exc.name and module_name.startswith(exc.name):
+                # The module itself is missing (not one it imports): where was it looked for?
+                hint = (
+                    f" (looked in {cwd} and the Python path; run from the directory that holds "
+                    f"{module_name.split('.')[0]!r}, add that directory to PYTHONPATH, or name a file: "
+                    f"python:path/to/{module_name.replace('.', '/')}.py:{attr})"
+                )
+            raise FunctionNotLoaded(f"cannot import module {module_name!r}: {exc}{hint}") from None
         except Exception as exc:
             raise FunctionNotLoaded(
                 f"importing {module_name!r} failed: {type(exc).__name__}: {exc}"

@@ -21,6 +21,7 @@ trial_results = Table(
     Column("cost_usd", Float, nullable=False),
     # False: some of the agent's tokens had no price (no model named, or none in the table).
     Column("cost_known", Boolean, nullable=False, server_default=true()),
+    Column("grade_errors_json", Text, nullable=True),
     Column("grader_scores_json", Text, nullable=False),
     Column("tags_json", Text, nullable=False),
 )

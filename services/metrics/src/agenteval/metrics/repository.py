@@ -39,6 +39,7 @@ class MetricsRepository:
                 "output_tokens": g.output_tokens,
                 "cost_usd": cost[0],
                 "cost_known": cost[1],
+                "grade_errors_json": json.dumps({gr.name: gr.error for gr in g.grades if gr.error}) or None,
                 "grader_scores_json": json.dumps({gr.name: gr.score for gr in g.grades}),
                 "tags_json": json.dumps(g.tags),
             }

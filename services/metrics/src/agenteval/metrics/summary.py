@@ -60,6 +60,12 @@ def summarize(run_id: str, rows: list[dict[str, Any]], meta: dict[str, Any] | No
             )
         )
     tags = _by_tag(cases, by_case)
+    ungraded: dict[str, int] = defaultdict(int)
+    why: dict[str, str] = {}
+    for r in rows:
+        for name, error in json.loads(r.get("grade_errors_json") or "{}").items():
+            ungraded[name] += 1
+            why.setdefault(name, str(error)[:300])
     total = sum(cs.trials for cs in cases)
     passes = sum(cs.passes for cs in cases)
     k = min((cs.trials for cs in cases), default=0)
@@ -86,6 +92,8 @@ def summarize(run_id: str, rows: list[dict[str, Any]], meta: dict[str, Any] | No
         cost_unknown_trials=sum(cs.cost_unknown_trials for cs in cases),
         cases=cases,
         tags=tags,
+        grader_failures={name: ungraded[name] for name in sorted(ungraded)},
+        grader_failure_reasons={name: why[name] for name in sorted(why)},
     )
 
 
