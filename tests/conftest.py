@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import secrets
+import signal
 import sys
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -16,6 +17,13 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from tests.fakes.fixtures import anthropic_env, anthropic_server  # noqa: F401, E402 - offered to every test
+
+# A shell that starts a job in the background without job control (`cmd &` in a script, as a CI
+# runner may) starts it with SIGINT ignored, and every process below inherits that: the CLIs the
+# tests interrupt with SIGINT, as Ctrl-C would, would then never see it. Give them the terminal's
+# default (a Python handler is reset to the default in a child at exec).
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 PG_ADMIN_URL = os.environ.get("AGENTEVAL_TEST_PG_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
 
