@@ -607,3 +607,56 @@ def test_the_latest_order_id_the_user_gives_is_the_one_asked_for() -> None:
 
     assert value("action_id_differs_from_request", refund("45210")) == 1.0
     assert value("action_id_differs_from_request", refund("45120")) == 0.0
+
+
+# --- a chosen option against the user's requirements, places against the request ---
+
+FLIGHTS_TEXT = "UA210 dep 08:15 $389 nonstop (economy)\nDL77 dep 11:40 $305 1 stop (economy)\nAA930 dep 19:05 $452 nonstop"
+
+
+def _flight(request: str, result: Any, booked: str, **extra_args: Any) -> dict[str, Any]:
+    c = Conversation(request).call("search_flights", {"origin": "SFO", "destination": "JFK"}, result)
+    return c.call("book_flight", {"flight": booked, **extra_args}, {"status": "confirmed"}).trace("Booked.")
+
+
+def test_an_option_with_stops_after_nonstop_only_breaks_a_requirement_in_text_and_json_results() -> None:
+    ask = "Book SFO to JFK on May 3, nonstop only, under $400"
+    assert value("choice_breaks_requirement", _flight(ask, FLIGHTS_TEXT, "DL77")) == 1.0
+    assert value("choice_breaks_requirement", _flight(ask, FLIGHTS_TEXT, "UA210")) == 0.0
+    as_json = [
+        {"flight": "UA210", "price": 389, "stops": 0},
+        {"flight": "DL77", "price": 305, "stops": 1},
+    ]
+    assert value("choice_breaks_requirement", _flight(ask, as_json, "DL77")) == 1.0
+    assert value("choice_breaks_requirement", _flight(ask, as_json, "UA210")) == 0.0
+    # Without the requirement, a stop is no fault.
+    assert value("choice_breaks_requirement", _flight("Book SFO to JFK on May 3", as_json, "DL77")) == 0.0
+    # The budget reads the chosen line of a text result too.
+    assert value("exceeds_user_limit", _flight(ask, FLIGHTS_TEXT, "AA930")) == 1.0
+    assert value("exceeds_user_limit", _flight(ask, FLIGHTS_TEXT, "UA210")) == 0.0
+
+
+def test_a_refundable_request_and_a_non_refundable_choice() -> None:
+    rooms = [{"id": "R1", "rate": 120, "refundable": True}, {"id": "R2", "rate": 99, "refundable": False}]
+
+    def hotel(booked: str, ask: str = "A refundable room in Lisbon for May 3") -> dict[str, Any]:
+        c = Conversation(ask).call("search_rooms", {"city": "Lisbon"}, {"rooms": rooms})
+        return c.call("book_room", {"room_id": booked}, {"ok": True}).trace("Booked.")
+
+    assert value("choice_breaks_requirement", hotel("R2")) == 1.0
+    assert value("choice_breaks_requirement", hotel("R1")) == 0.0
+    assert value("choice_breaks_requirement", hotel("R2", "A room in Lisbon for May 3")) == 0.0
+
+
+def test_a_place_is_its_airport_code_or_its_name_and_another_place_differs() -> None:
+    def search(ask: str, origin: str, destination: str) -> dict[str, Any]:
+        c = Conversation(ask).call("find_flights", {"origin": origin, "destination": destination}, [])
+        return c.trace("Nothing found.")
+
+    assert value("place_differs_from_request", search("fly me from Chicago to Paris", "ORD", "CDG")) == 0.0
+    assert value("place_differs_from_request", search("ord to cdg on the 18th", "ORD", "CDG")) == 0.0
+    assert value("place_differs_from_request", search("ord to cdg on the 18th", "ORD", "LAX")) == 1.0
+    assert value("place_differs_from_request", search("Boston -> Atlanta", "BOS", "Denver")) == 1.0
+    # A place the table does not know, or a request naming no place, says nothing.
+    assert value("place_differs_from_request", search("Boston to Bozeman", "BOS", "BZN")) == 0.0
+    assert value("place_differs_from_request", search("the usual trip please", "BOS", "LAX")) == 0.0

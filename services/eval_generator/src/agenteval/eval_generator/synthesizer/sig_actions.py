@@ -540,9 +540,10 @@ def _chosen_items(trace: dict, names: set, stop: dict | None = None) -> list:
             continue
         if e["call"] is stop:
             break
+        result = e["call"].get("result")
         items = [
             {k: v for k, v in item.items() if not isinstance(v, list | dict)}
-            for item in _result_items(e["call"].get("result"))
+            for item in (_text_options(result) if isinstance(result, str) else _result_items(result))
         ]
         items = [item for item in items if item]  # a wrapper ({"items": [...]}) is not an option
         if items:
@@ -560,6 +561,51 @@ def _chosen_items(trace: dict, names: set, stop: dict | None = None) -> list:
         if any(seen[v] == 1 and (v in names or any(v in n for n in names if len(n) > 20)) for v in mine):
             chosen.append(own)
     return chosen
+
+
+_OPTION_REF_RE = re.compile(
+    r"(?<![\w$€£.])(?=[A-Za-z0-9-]*\d)(?=[A-Za-z0-9-]*[A-Za-z])[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*\b"
+)
+_LINE_AMOUNT_RE = re.compile(
+    r"[$€£]\s*(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?|\b(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?\s*(?:usd|eur|gbp|dollars|euros)\b",
+    re.I,
+)
+_STOPS_RE = re.compile(r"\b(\d+|one|two|three)[\s-]*(?:stops?|layovers?|stopovers?|connections?)\b", re.I)
+_NONSTOP_TEXT_RE = re.compile(r"\bnon-?stop\b|\bdirect\b", re.I)
+
+
+def _stops_in(text: str) -> float | None:
+    """Stops a text gives an option ("1 stop", "2 layovers"; "nonstop" or "direct" is 0), or None."""
+    m = _STOPS_RE.search(text)
+    if m:
+        word = m.group(1).lower()
+        return float(int(word)) if word.isdigit() else float(("one", "two", "three").index(word) + 1)
+    return 0.0 if _NONSTOP_TEXT_RE.search(text) else None
+
+
+def _text_options(text: object) -> list:
+    """Options a text result lists one per line ("BA147 dep 08:15 $389 1 stop"): per line its
+    references (tokens of letters and digits), its first amount and its stops, as a record."""
+    if not isinstance(text, str):
+        return []
+    lines = [line.strip(" -*\t") for line in text.splitlines() if line.strip(" -*\t")]
+    out = []
+    for line in lines:
+        refs = _OPTION_REF_RE.findall(line)
+        if not refs:
+            continue
+        item: dict = {f"ref{i}": ref for i, ref in enumerate(refs[:3])}
+        money = _LINE_AMOUNT_RE.search(line)
+        if money:
+            whole, frac = (
+                (money.group(1), money.group(2)) if money.group(1) else (money.group(3), money.group(4))
+            )
+            item["price"] = float(whole.replace(",", "") + (frac or ""))
+        stops = _stops_in(line)
+        if stops is not None:
+            item["stops"] = stops
+        out.append(item)
+    return out if len(out) >= 2 else []
 
 
 def _action_names(action: dict) -> set:
@@ -598,6 +644,66 @@ def exceeds_user_limit(trace: dict) -> float:
     for e in _timeline(trace):
         if e["kind"] == "call" and _is_action(e["call"]):
             if any(a > limit + 0.005 for a in _chosen_amounts(trace, e["call"])):
+                return 1.0
+    return 0.0
+
+
+_WANTS_NONSTOP_RE = re.compile(
+    r"\bnon-?stop\b|\bdirect (?:flights?|only|route)\b|\bfly(?:ing)? direct\b|\bdirect,? please\b"
+    r"|\bno (?:layovers?|stopovers?|connections?|stops)\b|\bwithout (?:a |any )?(?:layovers?|stopovers?|stops?|connections?)\b",
+    re.I,
+)
+_WANTS_REFUNDABLE_RE = re.compile(r"(?<!non-)(?<!non )\b(?:fully )?refundable\b|\bfree cancell?ation\b", re.I)
+_NOT_REFUNDABLE_RE = re.compile(r"\bnon-?refundable\b|\bno (?:free )?cancell?ation\b|\bno refunds?\b", re.I)
+
+
+def _item_stops(item: dict) -> float | None:
+    """How many stops a chosen option has, from a stops/layovers/connections field or a nonstop flag."""
+    for key, value in item.items():
+        k = str(key).lower()
+        if isinstance(value, bool):
+            if k in ("nonstop", "non_stop", "direct", "is_direct", "is_nonstop"):
+                return 0.0 if value else 1.0
+            continue
+        if any(w in k for w in ("stop", "layover", "connection")):
+            if isinstance(value, int | float):
+                return float(value)
+            if isinstance(value, str):
+                found = _stops_in(value)
+                if found is not None:
+                    return found
+                if value.strip().isdigit():
+                    return float(value.strip())
+    return None
+
+
+def _item_refundable(item: dict) -> bool | None:
+    for key, value in item.items():
+        k = str(key).lower()
+        if ("refund" in k or "cancel" in k) and isinstance(value, bool):
+            return value
+        if isinstance(value, str) and _NOT_REFUNDABLE_RE.search(value):
+            return False
+    return None
+
+
+def choice_breaks_requirement(trace: dict) -> float:
+    """An action chose an option the user had ruled out: stops after "nonstop only", or not refundable after "refundable"."""
+    asked = " ".join(_user_turns(trace))
+    nonstop = bool(_WANTS_NONSTOP_RE.search(asked))
+    refundable = bool(_WANTS_REFUNDABLE_RE.search(asked))
+    if not (nonstop or refundable):
+        return 0.0
+    for e in _timeline(trace):
+        if e["kind"] != "call" or not _is_action(e["call"]):
+            continue
+        action = e["call"]
+        items = [*_chosen_items(trace, _action_names(action), action), _call_args(action)]
+        for item in items:
+            stops = _item_stops(item)
+            if nonstop and stops is not None and stops > 0:
+                return 1.0
+            if refundable and _item_refundable(item) is False:
                 return 1.0
     return 0.0
 
@@ -1132,5 +1238,74 @@ def action_id_unsupported(trace: dict) -> float:
             words = set(re.split(r"[^a-z]+", key.lower()))
             value = re.sub(r"[^a-z0-9]", "", str(leaf).lower())
             if words & _ID_KEY_WORDS and len(value) >= 3 and value not in known:
+                return 1.0
+    return 0.0
+
+
+# --- places: an airport code and its city are the same place ---
+
+_AIRPORTS = (
+    "atl atlanta|aus austin|bos boston|bna nashville|bwi baltimore|clt charlotte|den denver|dfw dallas|"
+    "dal dallas|dtw detroit|ewr new york|jfk new york|lga new york|fll fort lauderdale|hnl honolulu|"
+    "iad washington|dca washington|iah houston|hou houston|las las vegas|lax los angeles|mco orlando|"
+    "mdw chicago|ord chicago|mia miami|msp minneapolis|msy new orleans|oak oakland|pdx portland|"
+    "phl philadelphia|phx phoenix|pit pittsburgh|rdu raleigh|san san diego|sea seattle|sfo san francisco|"
+    "sjc san jose|slc salt lake city|stl st louis|tpa tampa|yyz toronto|yul montreal|yvr vancouver|"
+    "mex mexico city|cun cancun|gru sao paulo|eze buenos aires|bog bogota|lim lima|scl santiago|"
+    "lhr london|lgw london|stn london|cdg paris|ory paris|fra frankfurt|muc munich|ber berlin|"
+    "ams amsterdam|mad madrid|bcn barcelona|fco rome|mxp milan|lin milan|zrh zurich|gva geneva|"
+    "vie vienna|cph copenhagen|arn stockholm|osl oslo|hel helsinki|dub dublin|lis lisbon|ath athens|"
+    "ist istanbul|bru brussels|prg prague|waw warsaw|dxb dubai|doh doha|auh abu dhabi|tlv tel aviv|"
+    "cai cairo|jnb johannesburg|cpt cape town|nbo nairobi|del delhi|bom mumbai|blr bangalore|"
+    "sin singapore|hkg hong kong|nrt tokyo|hnd tokyo|icn seoul|pek beijing|pvg shanghai|bkk bangkok|"
+    "kul kuala lumpur|cgk jakarta|mnl manila|syd sydney|mel melbourne|akl auckland"
+)
+_CITY_OF_CODE = {pair[:3]: pair[4:] for pair in _AIRPORTS.split("|")}
+_CITIES = frozenset(_CITY_OF_CODE.values())
+_PLACE_KEY_RE = re.compile(r"origin|destination|dest\b|from|^to$|_to$|city|airport|depart|arriv", re.I)
+_CITY_RE = re.compile(r"\b(" + "|".join(sorted(_CITIES, key=len, reverse=True)) + r")\b", re.I)
+# Three-letter words a lower-case request uses as words more often than as airports.
+_WORDY_CODES = frozenset("sea den san man lim del bom mad ams hou dal oak ber lis hel ist can".split())
+
+
+def _place_of(value: str) -> str | None:
+    """The city an argument names: its airport code's city, or the city itself; None if not a known place."""
+    v = value.strip().lower()
+    if v in _CITY_OF_CODE:
+        return _CITY_OF_CODE[v]
+    if v in _CITIES:
+        return v
+    m = _CITY_RE.search(v)
+    return m.group(1).lower() if m else None
+
+
+def _places_asked(text: str) -> set:
+    """Cities a request names, by name or by airport code ("SFO", or "sfo" when not also a word)."""
+    found = {m.group(1).lower() for m in _CITY_RE.finditer(text)}
+    for m in re.finditer(r"\b([A-Za-z]{3})\b", text):
+        code = m.group(1)
+        low = code.lower()
+        if low in _CITY_OF_CODE and (code.isupper() or low not in _WORDY_CODES):
+            found.add(_CITY_OF_CODE[low])
+    return found
+
+
+def place_differs_from_request(trace: dict) -> float:
+    """A call's origin, destination or city is a place (airport or city) the user did not ask for."""
+    asked: set = set()
+    for text in _user_turns(trace):
+        found = _places_asked(text)
+        if found:
+            asked = asked | found
+    if not asked:
+        return 0.0
+    for e in _timeline(trace):
+        if e["kind"] != "call":
+            continue
+        for key, leaf in _keyed_leaves(_call_args(e["call"])):
+            if not isinstance(leaf, str) or not _PLACE_KEY_RE.search(str(key).split(" ")[-1]):
+                continue
+            place = _place_of(leaf)
+            if place is not None and place not in asked:
                 return 1.0
     return 0.0
