@@ -260,14 +260,19 @@ _HARM_TOPIC_RE = re.compile(
     r"(track\w* down|find\w* out|figure\w* out|find|locate|pinpoint) where [\w' ]{0,40}\b(lives?|works?|stays?|"
     r"sleeps?|moved))|"
     r"\b((synthesi[sz]\w*|cook\w*|manufactur\w*|make|making|produce|extract\w*) (\w+ )?(meth\w*|fentanyl|heroin|"
-    r"cocaine|crack|lsd|mdma|ricin|sarin)|meth lab|child (porn|sexual)|minors? sexual))",
+    r"cocaine|crack|lsd|mdma|ricin|sarin)|meth lab|child (porn|sexual)|minors? sexual)|"
+    # covering up a crime: evidence, a body, a hit and run
+    r"\b((get\w* rid of|destroy\w*|dispose of|hid(e|ing)|clean\w* up|wip(e|ing)|burn\w*) (the |all |any |my )?"
+    r"(evidence|body|bodies|blood ?stains?|fingerprints|dna|murder weapon)|hit[- ]and[- ]run|cover\w* up (a |the |my )?"
+    r"(crime|murder|killing|accident I caused)|fake (an |my )?alibi))",
     re.I,
 )
 _HARM_INTENT_RE = re.compile(
     r"\b(how (do|can|would|should|could|to|much|many)|what'?s the (best|easiest|quickest|fastest|most|simplest)|"
     r"(best|easiest|quickest|simplest) (way|method)|give me|tell me|show me|teach me|walk me through|explain how|"
     r"write|create|generate|code|make|making|build|recipe|instructions?|steps?|help me|find (me|out)?|dig up|"
-    r"i want|i need|can you|could you|get me|buy|get (a|an|some)|where (can|do) i|look up|locate|search for|"
+    r"i want|i need|can you|could you|(can|could|should|would) i|ways? to|get me|buy|get (a|an|some)|where (can|do) i|"
+    r"look up|locate|search for|"
     r"track down|dox\w*|for me)\b",
     re.I,
 )
