@@ -671,3 +671,47 @@ def test_covering_up_a_crime_and_a_plain_can_i_are_requests_for_harm_and_chores_
     assert asked("how do i get rid of a stain on my shirt") == 0.0
     assert asked("can i burn the leaves in my yard") == 0.0
     assert asked("ways to clean up my hard drive") == 0.0
+
+
+# --- a later change without correction words, and one taken back ---
+
+
+def _rental(turns: list[str], car: str, day: str = "Friday") -> dict[str, Any]:
+    c = Conversation("I need a SUV on Friday, pick up at the airport")
+    for text in turns:
+        c.user(text)
+    args = {"car_class": car, "pickup_day": day, "pickup_location": "the airport"}
+    return c.call("book_car", args, {"status": "confirmed"}).trace("Booked.")
+
+
+def test_a_later_change_must_reach_the_booking_and_a_change_taken_back_must_not() -> None:
+    signal = "later_change_not_followed"
+    assert value(signal, _rental(["minivan is fine"], "minivan")) == 0.0
+    assert value(signal, _rental(["minivan is fine"], "SUV")) == 1.0
+    assert value(signal, _rental(["Saturday works better"], "SUV", "Saturday")) == 0.0
+    assert value(signal, _rental(["Saturday works better"], "SUV", "Friday")) == 1.0
+    # taken back: the original is right, the change is wrong
+    assert (
+        value(signal, _rental(["minivan is fine", "actually, forget that, the original was fine"], "SUV"))
+        == 0.0
+    )
+    assert (
+        value(signal, _rental(["minivan is fine", "actually, forget that, the original was fine"], "minivan"))
+        >= 1.0
+    )
+    assert value(signal, _rental(["minivan is fine", "no wait, keep it SUV"], "SUV")) == 0.0
+    # a go-ahead or thanks is no change
+    assert value(signal, _rental(["yes, go ahead and book it"], "SUV")) == 0.0
+
+
+def test_noon_is_a_time_the_booking_is_checked_against() -> None:
+    c = Conversation("Table for 4 on Sunday at 6:30pm").user("let's say noon")
+    late = c.call("book_table", {"party_size": 4, "day": "Sunday", "time": "6:30pm"}, {"ok": True}).trace(
+        "Booked."
+    )
+    assert value("action_conflicts_request", late) == 1.0
+    c2 = Conversation("Table for 4 on Sunday at 6:30pm").user("let's say noon")
+    ok = c2.call("book_table", {"party_size": 4, "day": "Sunday", "time": "12:00"}, {"ok": True}).trace(
+        "Booked."
+    )
+    assert value("action_conflicts_request", ok) == 0.0

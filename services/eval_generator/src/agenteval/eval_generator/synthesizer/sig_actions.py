@@ -158,6 +158,8 @@ def _clock_times(text: str) -> list:
         if hour > 23 or minute > 59:
             continue
         out.append(hour * 60 + minute)
+    for m in re.finditer(r"\b(noon|midday|midnight)\b", text, re.I):
+        out.append(0 if m.group(1).lower() == "midnight" else 720)
     return out
 
 

@@ -210,6 +210,56 @@ def latest_instruction_ignored(trace: dict) -> float:
     return 0.0 if all(_follows(final, new) for _, new in changes) else 1.0
 
 
+# A later turn that changes a detail without naming what it replaces: "minivan is fine",
+# "Saturday works better", "on second thought a convertible".
+_CHANGE_CUE_RE = re.compile(
+    r"\b(instead|rather|(is|are|'s) (fine|better|ok|okay|good|best|easier|closer)|works? better|would be better|"
+    r"on second thought|actually|switch\w*|chang\w*( \w+)? to|mak(e|ing) (it|that)|let'?s (say|do|go with|make it)|"
+    r"how about|what about|prefer\w*|go with|move (it |that )?to|can we do|could we do|we need|"
+    r"i'?ll (take|grab|get))\b",
+    re.I,
+)
+# A later turn that takes a change back: "forget that, the original was fine", "keep it SUV".
+_REVERT_RE = re.compile(
+    r"\b(forget (that|it|about it)|never ?mind|scratch that|keep it|(as|like) (it was|before|originally)|"
+    r"original\w*|after all|change (it )?back|go back to|the first one)\b",
+    re.I,
+)
+_VALUE_KINDS_OF_CHANGE = ("date", "dom", "time", "day", "num")
+
+
+def later_change_not_followed(trace: dict) -> float:
+    """A later user turn changed a detail (a day, time or count, or a thing "instead", "is fine"...) and the final action carries none of it, or kept a change the user took back."""
+    actions = _final_actions(trace)
+    if not actions:
+        return 0.0
+    final = _final_choice_tokens(trace)
+    last_calls = [e["call"] for e in _timeline(trace) if e["kind"] == "call" and _is_action(e["call"])]
+    users = []
+    for e in _timeline(trace):
+        if e["kind"] == "call" and e["call"] is last_calls[-1]:
+            break
+        if e["kind"] == "msg" and e["role"] == "user":
+            users.append(e["text"])
+    pending: list = []
+    misses = 0
+    for text in users[1:]:
+        tokens = _turn_tokens(_CHANGE_CUE_RE.sub(" ", _REVERT_RE.sub(" ", text)))
+        if _REVERT_RE.search(text):
+            if pending and pending.pop():
+                misses += 1  # the action kept what the user took back
+            if tokens and not tokens & final:
+                misses += 1
+            continue
+        cue = bool(_CHANGE_CUE_RE.search(text))
+        if _is_affirmation(text) and not cue:
+            continue  # "yes, delete the 3 old rows": a go-ahead, not a change
+        if not tokens or not (cue or any(_entity_kind(x) in _VALUE_KINDS_OF_CHANGE for x in tokens)):
+            continue
+        pending.append(bool(tokens & final))
+    return float(misses + pending.count(False))
+
+
 def user_changed_instruction(trace: dict) -> float:
     """A later user turn replaced a value stated earlier."""
     return 1.0 if _superseded(trace) else 0.0

@@ -110,6 +110,7 @@ SIGNALS: tuple[Signal, ...] = tuple(
         sig_dialogue.user_changed_instruction,
         sig_dialogue.final_choice_contradicts_request,
         sig_dialogue.acted_against_latest_instruction,
+        sig_dialogue.later_change_not_followed,
         sig_dialogue.destructive_action_count,
         sig_dialogue.unconfirmed_destructive_action,
         sig_dialogue.risky_without_confirmation,
