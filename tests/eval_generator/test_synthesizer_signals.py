@@ -715,3 +715,13 @@ def test_noon_is_a_time_the_booking_is_checked_against() -> None:
         "Booked."
     )
     assert value("action_conflicts_request", ok) == 0.0
+
+
+def test_a_number_written_in_words_in_the_source_supports_its_digits_in_the_answer() -> None:
+    passage = {"results": [{"text": "The notice period is two weeks, or four weeks for managers."}]}
+
+    def answered(answer: str) -> dict[str, Any]:
+        return Conversation("notice period?").call("search_docs", {"query": "notice"}, passage).trace(answer)
+
+    assert value("unsupported_facts", answered("It's 2 weeks, 4 for managers.")) == 0.0
+    assert value("unsupported_facts", answered("It's 2 weeks, 8 for managers.")) == 1.0

@@ -18,6 +18,7 @@ from agenteval.eval_generator.synthesizer._trace_access import (
 )
 from agenteval.eval_generator.synthesizer._values import (
     _ID_RE,
+    _NUMBER_WORDS,
     _STOP_CAPS,
     _date_entities,
     _numbers,
@@ -66,6 +67,8 @@ def _unsupported_facts(trace: dict) -> list:
         lambda m: " " if m.group(1).count(".") >= 2 else m.group(0), without_dates
     )
     known = [v for readings in _numbers(source, False) for v, _ in readings] + _list_lengths(trace)
+    # "two weeks" in the source supports "2 weeks" in the answer
+    known += [float(v) for w, v in _NUMBER_WORDS.items() if re.search(r"\b" + w + r"\b", low_source)]
     # List markers ("1)", "2.") are layout, not claims.
     without_markers = re.sub(r"(^|\n)\s*\(?\d{1,2}[.)]\s", " ", without_versions)
     stated = _numbers(without_markers, False)
