@@ -27,6 +27,7 @@ from tests.fixtures.dev_families_v4 import (
     make_grounding,
     make_plans,
     make_refunds,
+    make_risky,
     make_safety,
     make_support,
 )
@@ -35,7 +36,15 @@ DEV = Path(make_dev_families.__file__).parent
 DEV_V3 = Path(make_v3.__file__).parent
 ROOT = DEV.parents[2]
 V3_GENERATORS = (make_v3, make_v3_calendar, make_v3_changes2, make_v3_refunds, make_v3_refunds2)
-V4_GENERATORS = (make_flights, make_grounding, make_plans, make_refunds, make_safety, make_support)
+V4_GENERATORS = (
+    make_flights,
+    make_grounding,
+    make_plans,
+    make_refunds,
+    make_risky,
+    make_safety,
+    make_support,
+)
 DEV_V4 = Path(make_flights.__file__).parent
 
 
