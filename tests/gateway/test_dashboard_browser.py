@@ -18,12 +18,13 @@ from agenteval.contracts.suite import Suite
 from agenteval.runtime.auth import TokenEntry, TokensFile, digest, write_tokens_file
 from agenteval.sdk import Client
 from tests.gateway.web_stack import SUITE_YAML, web_stack
+from tests.required import missing
 
 pytestmark = pytest.mark.browser
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 if CHROMIUM is None:  # .ci/run installs it; a developer machine may lack it
-    pytest.skip("no chromium on this machine (apt-get install chromium)", allow_module_level=True)
+    missing("chromium (apt-get install chromium)")
 
 
 @pytest.fixture

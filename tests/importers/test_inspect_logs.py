@@ -13,8 +13,12 @@ import pytest
 from agenteval.contracts.summary import CaseSummary, RunSummary
 from agenteval.importers import import_traces
 from agenteval.reports import ExportTrial, inspect_eval_log
+from tests.required import missing
 
-pytest.importorskip("inspect_ai")
+try:
+    import inspect_ai  # noqa: F401 - the optional test extra CI installs
+except ImportError:
+    missing("the inspect-ai package (the test extra)")
 
 
 def trial(case: str, index: int, passed: bool) -> ExportTrial:

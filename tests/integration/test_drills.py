@@ -19,13 +19,12 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-import pytest
-
 from agenteval.contracts.suite import Suite
 from agenteval.runtime.nats_server import EmbeddedNats, free_port
 from agenteval.sdk import Client
 from tests.integration.clusters import NatsCluster, PrivatePostgres
 from tests.integration.test_distributed import wait_serving
+from tests.required import missing
 
 ROOT = Path(__file__).resolve().parents[2]
 SERVICES = ["suite_store", "runner", "grader", "metrics", "transcript_store"]
@@ -169,8 +168,9 @@ async def test_killing_the_stream_leader_of_a_3_node_nats_cluster_loses_nothing(
         cluster.stop()
 
 
-@pytest.mark.skipif(not PrivatePostgres.available(), reason="initdb/pg_ctl not installed")
 async def test_restarting_postgresql_mid_run_loses_nothing(tmp_path: Path, nats_url: str) -> None:
+    if not PrivatePostgres.available():
+        missing("initdb/pg_ctl (PostgreSQL server binaries)")
     pg = PrivatePostgres()
     await asyncio.to_thread(pg.init)
     await asyncio.to_thread(pg.start)
