@@ -91,6 +91,28 @@ def _keyed_leaves(value: object, key: str = "") -> list:
 _LAST_TIMELINE: dict = {}
 
 
+def _json_text(value: object) -> object:
+    """A JSON object or array written as text (a tool result or arguments as a JSON string) parsed;
+    anything else as it is."""
+    if isinstance(value, str):
+        body = value.strip()
+        if len(body) >= 2 and body[0] + body[-1] in ("{}", "[]") and len(body) < 200000:
+            try:
+                return json.loads(body)
+            except ValueError:
+                return value
+    return value
+
+
+def _read_call(step: dict) -> dict:
+    """A tool call with its arguments and result read as JSON when they were written as JSON text."""
+    args, result = step.get("arguments"), step.get("result")
+    parsed_args, parsed_result = _json_text(args), _json_text(result)
+    if parsed_args is args and parsed_result is result:
+        return step
+    return {**step, "arguments": parsed_args, "result": parsed_result}
+
+
 def _timeline(trace: dict) -> list:
     """Input messages then steps, in order, as {kind: msg|call, role, text, call} events.
 
@@ -123,7 +145,7 @@ def _read_timeline(trace: dict) -> list:
             continue
         kind = s.get("type")
         if kind == "tool_call":
-            events.append({"kind": "call", "call": s})
+            events.append({"kind": "call", "call": _read_call(s)})
             has_call = True
         elif kind in ("message", "llm_call"):
             role = str(s.get("role") or "assistant") if kind == "message" else "assistant"
@@ -143,7 +165,7 @@ def _read_timeline(trace: dict) -> list:
         # Imported traces may carry only the derived tool_calls list.
         for c in _as_list(trace.get("tool_calls")):
             if isinstance(c, dict):
-                events.append({"kind": "call", "call": c})
+                events.append({"kind": "call", "call": _read_call(c)})
     return events
 
 
