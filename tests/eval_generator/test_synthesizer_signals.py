@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from agenteval.eval_generator.synthesizer import SIGNALS, SIGNALS_BY_NAME, load_eval_function
-from agenteval.eval_generator.synthesizer._trace_access import _keyed_leaves
+from agenteval.eval_generator.synthesizer._trace_access import _keyed_leaves, _tool_calls
 from agenteval.eval_generator.synthesizer.learn import learn
 from agenteval.eval_generator.synthesizer.rules import DecisionList
 from agenteval.importers import import_traces
@@ -725,3 +725,28 @@ def test_a_number_written_in_words_in_the_source_supports_its_digits_in_the_answ
 
     assert value("unsupported_facts", answered("It's 2 weeks, 4 for managers.")) == 0.0
     assert value("unsupported_facts", answered("It's 2 weeks, 8 for managers.")) == 1.0
+
+
+# --- tool results as other tools write them ---
+
+
+def _mcp(payload: Any, is_error: bool = False) -> dict[str, Any]:
+    text = payload if isinstance(payload, str) else json.dumps(payload)
+    return {"content": [{"type": "text", "text": text}], "isError": is_error}
+
+
+@pytest.mark.parametrize("wrap", [lambda o: o, json.dumps, _mcp], ids=["object", "json-text", "mcp"])
+def test_a_failure_and_an_order_read_the_same_in_any_result_form(wrap: Any) -> None:
+    failed = Conversation("Cancel order 77.").call(
+        "cancel_order", {"order_id": "77"}, _mcp("order service unavailable", is_error=True)
+    )
+    assert value("error_unacknowledged", failed.trace("Done, order 77 is cancelled.")) == 1.0
+    assert value("error_unacknowledged", failed.trace("Sorry, the order service is down.")) == 0.0
+    order = {"order_id": "A-9", "status": "delivered", "total_paid": 40.0}
+    c = Conversation("Refund order A-9 please.").call("lookup_order", {"order_id": "A-9"}, wrap(order))
+    leaves = dict(_keyed_leaves(_result_of(c.trace("Checking."))))
+    assert leaves["total_paid"] == 40.0 and leaves["status"] == "delivered"
+
+
+def _result_of(trace: dict[str, Any]) -> Any:
+    return _tool_calls(trace)[0]["result"]

@@ -104,13 +104,34 @@ def _json_text(value: object) -> object:
     return value
 
 
+def _content_parts_result(result: object) -> object:
+    """An MCP-style result (``{"content": [{"type": "text", "text": ...}], "isError": ...}``) as
+    what it carries: its structured content, else its text parts (read as JSON when they are)."""
+    if not isinstance(result, dict) or not isinstance(result.get("content"), list):
+        return result
+    if set(result) - {"content", "isError", "is_error", "structuredContent", "_meta", "meta"}:
+        return result
+    if isinstance(result.get("structuredContent"), dict):
+        return result["structuredContent"]
+    parts = result["content"]
+    if not parts or not all(isinstance(p, dict) and p.get("type") == "text" for p in parts):
+        return result
+    return _json_text("\n".join(str(p.get("text") or "") for p in parts))
+
+
 def _read_call(step: dict) -> dict:
-    """A tool call with its arguments and result read as JSON when they were written as JSON text."""
+    """A tool call with its arguments and result read as JSON when they were written as JSON text,
+    and an MCP-style result read as its content (``isError`` as the call's error)."""
     args, result = step.get("arguments"), step.get("result")
-    parsed_args, parsed_result = _json_text(args), _json_text(result)
-    if parsed_args is args and parsed_result is result:
+    parsed_args = _json_text(args)
+    raw = _json_text(result)
+    parsed_result = _content_parts_result(raw)
+    error = step.get("error")
+    if not error and isinstance(raw, dict) and (raw.get("isError") or raw.get("is_error")):
+        error = _text(parsed_result) or "error"
+    if parsed_args is args and parsed_result is result and error == step.get("error"):
         return step
-    return {**step, "arguments": parsed_args, "result": parsed_result}
+    return {**step, "arguments": parsed_args, "result": parsed_result, "error": error}
 
 
 def _timeline(trace: dict) -> list:
