@@ -153,14 +153,19 @@ def test_bench_script_imports_splits_synthesizes_and_scores_in_the_sandbox(tmp_p
 
 def _rewritten(path: Path, out: Path, form: str) -> Path:
     """The family with every tool output written as JSON text (``json``: OpenAI-style logs and many
-    tracing SDKs store them so, arguments too) or as an MCP tool result (``mcp``: text content parts,
+    tracing SDKs store them so, arguments too), as Python's repr of it (``repr``: what ``str(result)``
+    in an agent framework leaves) or as an MCP tool result (``mcp``: text content parts,
     a failure as ``isError`` with the message as its text)."""
     lines = []
     for line in path.read_text().splitlines():
         trace = json.loads(line)
         for step in trace.get("steps", []):
-            if step.get("type") == "tool" and form == "json" and isinstance(step.get("output"), dict | list):
-                step["output"] = json.dumps(step["output"])
+            if (
+                step.get("type") == "tool"
+                and form in ("json", "repr")
+                and isinstance(step.get("output"), dict | list)
+            ):
+                step["output"] = json.dumps(step["output"]) if form == "json" else repr(step["output"])
             if step.get("type") == "tool" and form == "mcp":
                 output, error = step.get("output"), step.pop("error", None)
                 text = error or (output if isinstance(output, str) else json.dumps(output))
@@ -173,7 +178,7 @@ def _rewritten(path: Path, out: Path, form: str) -> Path:
     return out
 
 
-@pytest.mark.parametrize("form", ["json", "mcp"])
+@pytest.mark.parametrize("form", ["json", "repr", "mcp"])
 @pytest.mark.parametrize(
     "path",
     [DEV / "support_resolution.jsonl", DEV / "tool_error_ack.jsonl", DEV_V3 / "v3_refunds.jsonl"],
@@ -189,7 +194,7 @@ def test_tool_results_as_json_text_or_mcp_content_read_like_objects(
     rewritten, rewritten_labels, _ = load_family(_rewritten(path, tmp_path / path.name, form))
     assert rewritten_labels == labels
     first = next(s["result"] for s in rewritten[0]["steps"] if s["type"] == "tool_call")
-    assert isinstance(first, str if form == "json" else dict)
+    assert isinstance(first, dict if form == "mcp" else str)
     train, test = split(labels, TRAIN_SIZE, seed=0)
     scores = []
     for family in (traces, rewritten):

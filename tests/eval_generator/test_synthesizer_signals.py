@@ -735,17 +735,26 @@ def _mcp(payload: Any, is_error: bool = False) -> dict[str, Any]:
     return {"content": [{"type": "text", "text": text}], "isError": is_error}
 
 
-@pytest.mark.parametrize("wrap", [lambda o: o, json.dumps, _mcp], ids=["object", "json-text", "mcp"])
+@pytest.mark.parametrize(
+    "wrap", [lambda o: o, json.dumps, repr, _mcp], ids=["object", "json-text", "python-repr", "mcp"]
+)
 def test_a_failure_and_an_order_read_the_same_in_any_result_form(wrap: Any) -> None:
     failed = Conversation("Cancel order 77.").call(
         "cancel_order", {"order_id": "77"}, _mcp("order service unavailable", is_error=True)
     )
     assert value("error_unacknowledged", failed.trace("Done, order 77 is cancelled.")) == 1.0
     assert value("error_unacknowledged", failed.trace("Sorry, the order service is down.")) == 0.0
-    order = {"order_id": "A-9", "status": "delivered", "total_paid": 40.0}
+    order = {
+        "order_id": "A-9",
+        "status": "delivered",
+        "total_paid": 40.0,
+        "note": 'it\'s "final"',
+        "gift": None,
+    }
     c = Conversation("Refund order A-9 please.").call("lookup_order", {"order_id": "A-9"}, wrap(order))
     leaves = dict(_keyed_leaves(_result_of(c.trace("Checking."))))
     assert leaves["total_paid"] == 40.0 and leaves["status"] == "delivered"
+    assert leaves["note"] == 'it\'s "final"' and "gift" not in leaves
 
 
 def _result_of(trace: dict[str, Any]) -> Any:

@@ -56,8 +56,10 @@ def _text_pairs(text: str) -> list:
         raw = m.group(2).strip()
         number = re.fullmatch(r"[$€£]?\s*(-?\d{1,3}(?:,\d{3})+|-?\d+)(\.\d+)?", raw)
         value: object = raw
-        if number:
-            value = float(number.group(1).replace(",", "") + (number.group(2) or ""))
+        if number and number.group(2):
+            value = float(number.group(1).replace(",", "") + number.group(2))
+        elif number:  # an id or a count stays a whole number: "405163", not "405163.0"
+            value = int(number.group(1).replace(",", ""))
         elif raw.lower() in ("true", "yes"):
             value = True
         elif raw.lower() in ("false", "no"):
@@ -91,16 +93,54 @@ def _keyed_leaves(value: object, key: str = "") -> list:
 _LAST_TIMELINE: dict = {}
 
 
+_PY_TOKEN = re.compile(
+    r"""\s*(?:'((?:[^'\\]|\\.)*)'|("(?:[^"\\]|\\.)*")|(True|False|None)\b"""
+    r"""|(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)|([{}\[\],:()]))"""
+)
+_PY_WORDS = {"True": "true", "False": "false", "None": "null"}
+
+
+def _python_literal_as_json(body: str) -> str | None:
+    """A dict or list written by Python's repr (single quotes, True/None, tuples) as JSON text,
+    or None when it is not one."""
+    out: list[str] = []
+    pos = 0
+    while pos < len(body):
+        m = _PY_TOKEN.match(body, pos)
+        if m is None or m.end() == pos:
+            return None if body[pos:].strip() else "".join(out)
+        single, double, word, number, punct = m.groups()
+        if single is not None:
+            inner = re.sub(r'(?<!\\)"', '\\"', single.replace("\\'", "'"))
+            out.append('"' + inner + '"')
+        elif double is not None:
+            out.append(double)
+        elif word is not None:
+            out.append(_PY_WORDS[word])
+        elif number is not None:
+            out.append(number)
+        else:
+            out.append({"(": "[", ")": "]"}.get(punct, punct))
+        pos = m.end()
+    return "".join(out)
+
+
 def _json_text(value: object) -> object:
-    """A JSON object or array written as text (a tool result or arguments as a JSON string) parsed;
-    anything else as it is."""
+    """A JSON object or array written as text (a tool result or arguments as a JSON string, or
+    a Python dict or list as its repr writes it) parsed; anything else as it is."""
     if isinstance(value, str):
         body = value.strip()
         if len(body) >= 2 and body[0] + body[-1] in ("{}", "[]") and len(body) < 200000:
             try:
                 return json.loads(body)
             except ValueError:
-                return value
+                pass
+            converted = _python_literal_as_json(body)
+            if converted is not None:
+                try:
+                    return json.loads(converted)
+                except ValueError:
+                    return value
     return value
 
 
