@@ -201,3 +201,31 @@ def test_tool_results_as_json_text_or_mcp_content_read_like_objects(
         result = synthesize([family[i] for i in train], [labels[i] for i in train], path.stem)
         scores.append(evaluate_code(result.code, [family[i] for i in test], [labels[i] for i in test]))
     assert scores[1] >= scores[0] - 0.01 and scores[1] >= 0.88, scores
+
+
+DEV_V5 = ROOT / "tests" / "fixtures" / "dev_families_v5"
+
+
+def test_blind_written_v5_families_are_frozen(tmp_path: Path) -> None:
+    # Written by a helper who never read the synthesizer; its generator rewrites them byte for byte.
+    shutil.copy(DEV_V5 / "make_v5.py", tmp_path / "make_v5.py")
+    subprocess.run([sys.executable, "make_v5.py"], cwd=tmp_path, check=True, capture_output=True, timeout=300)
+    committed = sorted(p.name for p in DEV_V5.iterdir() if p.suffix in (".jsonl", ".json"))
+    assert len(committed) == 12
+    for name in committed:
+        assert (tmp_path / name).read_bytes() == (DEV_V5 / name).read_bytes(), f"{name} changed"
+
+
+@pytest.mark.parametrize(
+    ("family", "floor"),
+    [("v5_booking_args", 0.78), ("v5_efficiency", 0.86), ("v5_tool_errors", 0.9), ("v5_unfinished", 0.84)],
+)
+def test_held_out_accuracy_on_blind_written_v5_families(family: str, floor: float) -> None:
+    # Before the signals they led to (dates relative to today, spoken clock times, values judged one
+    # by one, field names a question word points to, a repeated earlier reply, unchanged failing
+    # retries, calls unrelated to the request): 0.705, 0.850, 0.925 and 0.780.
+    traces, labels, _ = load_family(DEV_V5 / f"{family}.jsonl")
+    train, test = split(labels, TRAIN_SIZE, seed=0)
+    result = synthesize([traces[i] for i in train], [labels[i] for i in train], family)
+    accuracy = evaluate_code(result.code, [traces[i] for i in test], [labels[i] for i in test])
+    assert accuracy >= floor, f"{family}: held-out {accuracy:.3f}\n{result.rule_description}"

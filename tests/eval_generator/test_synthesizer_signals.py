@@ -759,3 +759,112 @@ def test_a_failure_and_an_order_read_the_same_in_any_result_form(wrap: Any) -> N
 
 def _result_of(trace: dict[str, Any]) -> Any:
     return _tool_calls(trace)[0]["result"]
+
+
+# --- values said the way people say them, judged one by one ---
+
+_TODAY = "You book hotels and trains. Today is Wednesday, 2025-01-22."
+
+
+def _hotel(request: str, check_in: str, check_out: str, guests: int = 2) -> dict[str, Any]:
+    args = {
+        "city": "Kyoto",
+        "check_in": check_in,
+        "check_out": check_out,
+        "guests": guests,
+        "room_type": "twin",
+    }
+    return (
+        Conversation(request, system=_TODAY)
+        .call("create_hotel_reservation", args, {"status": "confirmed"})
+        .trace("Booked.")
+    )
+
+
+def test_dates_relative_to_today_and_stays_read_as_calendar_dates() -> None:
+    asked = "A twin room in Kyoto for 2 guests, arriving in 11 days, for 3 nights."
+    right = _hotel(asked, "2025-02-02", "2025-02-05")
+    assert value("action_value_not_asked", right) == 0.0
+    assert value("action_values_unsupported", right) == 0.0
+    assert value("action_value_not_asked", _hotel(asked, "2025-02-01", "2025-02-05")) == 1.0
+    assert value("action_value_not_asked", _hotel(asked, "2025-02-02", "2025-02-06")) == 1.0
+    week = "A twin room in Kyoto for 2 guests from a week from today, for one night."
+    assert value("action_values_unsupported", _hotel(week, "2025-01-29", "2025-01-30")) == 0.0
+    assert value("action_value_not_asked", _hotel(asked, "2025-02-02", "2025-02-05", guests=3)) == 1.0
+
+
+@pytest.mark.parametrize(
+    ("said", "time", "ok"),
+    [
+        ("half past 7 in the evening", "19:30", True),
+        ("half past 7 in the evening", "07:30", False),
+        ("9 o'clock in the evening", "21:00", True),
+        ("quarter to eight in the morning", "07:45", True),
+        ("6 o'clock in the morning", "18:00", False),
+    ],
+)
+def test_clock_times_said_in_words(said: str, time: str, ok: bool) -> None:
+    trace = (
+        Conversation(f"A table for 2 at Bistro Lune on 2025-02-03 at {said}, name Ana Ruiz.", system=_TODAY)
+        .call(
+            "book_table",
+            {"date": "2025-02-03", "time": time, "party_size": 2, "name": "Ana Ruiz"},
+            {"ok": True},
+        )
+        .trace("Booked.")
+    )
+    assert value("action_value_not_asked", trace) == (0.0 if ok else 1.0)
+
+
+def test_a_class_other_than_the_one_asked_is_caught_even_when_the_rest_matches() -> None:
+    def train(cls: str) -> dict[str, Any]:
+        args = {"origin": "Zurich", "destination": "Milan", "date": "2025-11-02", "travel_class": cls}
+        return (
+            Conversation("The 7:55pm train Zurich to Milan on 2025-11-02, standard class.", system=_TODAY)
+            .call("book_train", args, {"ok": True})
+            .trace("Booked.")
+        )
+
+    assert value("action_value_not_asked", train("standard")) == 0.0
+    assert value("action_value_not_asked", train("first")) == 1.0
+
+
+def _employee(question: str, answer: str) -> dict[str, Any]:
+    record = {"name": "Ana Ruiz", "manager": "Rahul Walsh", "team": "Payments", "eta": "June 26"}
+    return Conversation(question).call("lookup", {"name": "Ana Ruiz"}, record).trace(answer)
+
+
+def test_a_question_word_points_to_the_field_that_answers_it() -> None:
+    when = "When will Ana Ruiz's order arrive?"
+    assert value("answer_misses_asked_value", _employee(when, "It arrives June 26.")) == 0.0
+    assert value("answer_misses_asked_value", _employee(when, "Ana Ruiz is on Payments.")) == 1.0
+
+
+def test_answering_the_earlier_question_again_is_no_answer_to_the_new_one() -> None:
+    record = {"name": "Ana Ruiz", "phone": "+1-555-0100", "team": "Payments"}
+
+    def chat(final: str) -> dict[str, Any]:
+        c = Conversation("What's Ana Ruiz's phone number?").call("lookup", {"name": "Ana Ruiz"}, record)
+        return c.say("Ana Ruiz's phone number is +1-555-0100.").user("And which team is she on?").trace(final)
+
+    assert value("answer_repeats_earlier_answer", chat("Ana Ruiz's phone number is +1-555-0100.")) == 1.0
+    assert value("answer_repeats_earlier_answer", chat("She is on the Payments team.")) == 0.0
+
+
+def test_unchanged_failing_retries_and_calls_unrelated_to_the_request() -> None:
+    c = Conversation("Weather in Boston?")
+    for _ in range(3):
+        c.call("fetch_weather", {"city": "Boston"}, {"error": {"code": 429, "message": "rate limited"}})
+    assert value("repeated_failures", c.trace("Rate limited, sorry.")) == 2.0
+    retry = Conversation("Weather in Boston?").call(
+        "fetch_weather", {"city": "Bostn"}, None, error="unknown city"
+    )
+    retry.call("fetch_weather", {"city": "Boston"}, {"temp_c": 3})
+    assert value("repeated_failures", retry.trace("3°C in Boston.")) == 0.0
+    wander = Conversation("How much is 1500 CAD in INR?")
+    wander.call("get_flight_status", {"flight": "UA1697"}, {"status": "delayed", "gate": "D13"})
+    wander.call("convert", {"amount": 1500, "from": "CAD", "to": "INR"}, {"converted": 89142.75})
+    assert value("calls_unrelated_to_request", wander.trace("1500 CAD is 89142.75 INR.")) == 1.0
+    focused = Conversation("How much is 1500 CAD in INR?")
+    focused.call("convert", {"amount": 1500, "from": "CAD", "to": "INR"}, {"converted": 89142.75})
+    assert value("calls_unrelated_to_request", focused.trace("1500 CAD is 89142.75 INR.")) == 0.0

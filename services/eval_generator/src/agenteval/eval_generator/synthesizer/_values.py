@@ -65,6 +65,12 @@ _SLASH_DATE_RE = re.compile(r"\b(\d{1,2})/(\d{1,2})(?:/(\d{2,4}))?\b")
 _TIME12_RE = re.compile(r"\b(\d{1,2})(?:[:.](\d{2}))?\s*([ap])\.?m\.?(?![a-z])", re.I)
 _TIME24_RE = re.compile(r"\b([01]?\d|2[0-3]):([0-5]\d)(?::\d{2})?\b")
 _NOON_RE = re.compile(r"\b(noon|midday|midnight)\b", re.I)
+_HOUR_WORDS = "one two three four five six seven eight nine ten eleven twelve".split()
+_CLOCK_WORDS_RE = re.compile(
+    r"\b(?:(half|quarter)\s+(past|to|after)\s+)?(\d{1,2}|" + "|".join(_HOUR_WORDS) + r")"
+    r"(\s*o'?\s?clock)?(?:\s+(in the (?:morning|afternoon|evening)|at night|tonight))?(?![\w:])",
+    re.I,
+)
 _ID_RE = re.compile(r"#?\b(?=[a-z0-9_-]*\d)(?=[a-z0-9_-]*[a-z])[a-z0-9]+(?:[-_][a-z0-9]+)*\b", re.I)
 _NUM_RE = re.compile(r"(?<![\w.])[$€£]?(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?")
 _WORD_RE = re.compile(r"[A-Za-z][A-Za-z'-]+")
@@ -118,6 +124,76 @@ def _day_number(y: int, m: int, d: int) -> int:
     doy = (153 * (m + (-3 if m > 2 else 9)) + 2) // 5 + d - 1
     doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
     return era * 146097 + doe - 719468
+
+
+def _civil(n: int) -> tuple:
+    """(year, month, day) of a day number (days since 1970-01-01): the inverse of _day_number."""
+    n += 719468
+    era = n // 146097
+    doe = n - era * 146097
+    yoe = (doe - doe // 1460 + doe // 36524 - doe // 146096) // 365
+    doy = doe - (365 * yoe + yoe // 4 - yoe // 100)
+    mp = (5 * doy + 2) // 153
+    d = doy - (153 * mp + 2) // 5 + 1
+    m = mp + (3 if mp < 10 else -9)
+    return yoe + era * 400 + (m <= 2), m, d
+
+
+_REL_NUM = (
+    r"(\d{1,3}|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fourteen|twenty|thirty)"
+)
+_RELATIVE_RE = re.compile(
+    r"\b(?:(the day after tomorrow)|(tomorrow)|(today|tonight)|(?:in|within)\s+"
+    + _REL_NUM
+    + r"\s+(days?|weeks?)"
+    r"|" + _REL_NUM + r"\s+(days?|weeks?)\s+from\s+(?:now|today)"
+    r"|(this|next|coming)\s+(monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b",
+    re.I,
+)
+_STAY_RE = re.compile(r"\bfor\s+" + _REL_NUM + r"\s+(nights?|days?|weeks?)\b", re.I)
+
+
+def _count_word(word: str) -> int:
+    low = word.lower()
+    if low.isdigit():
+        return int(low)
+    return 1 if low in ("a", "an") else _NUMBER_WORDS.get(low, 0)
+
+
+def _resolved_dates(text: str, today: int | None) -> str:
+    """The calendar dates a text names relative to today ("tomorrow", "in 11 days", "a week from
+    today", "this Friday") and the ends of the stays it gives a length ("for 3 nights" after a
+    start date), as ISO dates joined by spaces; "" when there are none or today is unknown."""
+    if today is None:
+        return ""
+    days: list[int] = []
+    for m in _RELATIVE_RE.finditer(text):
+        after2, after1, now, n1, unit1, n2, unit2, which, weekday = m.groups()
+        if after2:
+            days.append(today + 2)
+        elif after1:
+            days.append(today + 1)
+        elif now:
+            days.append(today)
+        elif n1 or n2:
+            count = _count_word(n1 or n2)
+            unit = (unit1 or unit2).lower()
+            days.append(today + count * (7 if unit.startswith("week") else 1))
+        elif weekday:
+            ahead = (_DAYS.index(weekday.lower()) - (today + 3) % 7) % 7
+            days.append(today + ahead + (7 if which.lower() == "next" and ahead == 0 else 0))
+    stay = _STAY_RE.search(text)
+    if stay:
+        length = _count_word(stay.group(1)) * (7 if stay.group(2).lower().startswith("week") else 1)
+        year = _civil(today)[0]
+        starts = list(days)
+        for key in _date_entities(text)[0]:
+            if key.startswith("date:"):
+                month, day = int(key[5:7]), int(key[8:10])
+                start = _day_number(year, month, day)
+                starts.append(start if start >= today - 60 else _day_number(year + 1, month, day))
+        days += [start + length for start in starts if length]
+    return " ".join("{:04d}-{:02d}-{:02d}".format(*_civil(d)) for d in sorted(set(days)))
 
 
 def _weekday(y: int, m: int, d: int) -> str:
@@ -184,6 +260,29 @@ def _date_entities_of(text: str) -> tuple:
         found.add(f"time:{int(m.group(1)):02d}:{m.group(2)}")
         return " "
 
+    def clock_words(m: re.Match) -> str:
+        """ "half past 7 in the evening", "9 o'clock", "quarter to eight": the times they can be."""
+        part, direction, hour_text, oclock, period = m.groups()
+        if not (part or oclock or period):
+            return m.group(0)  # a bare number is no time
+        low = hour_text.lower()
+        hour = _HOUR_WORDS.index(low) + 1 if low in _HOUR_WORDS else int(low)
+        if not 1 <= hour <= 12:
+            return m.group(0)
+        minute = {"half": 30, "quarter": 15}.get((part or "").lower(), 0)
+        if direction and direction.lower() == "to":
+            hour, minute = hour - 1 or 12, 60 - minute
+        period = (period or "").lower()
+        if "morning" in period:
+            hours = [hour % 12]
+        elif period:
+            hours = [hour % 12 + 12]
+        else:
+            hours = [hour % 12, hour % 12 + 12]
+        for h in hours:
+            found.add(f"time:{h:02d}:{minute:02d}")
+        return " "
+
     def noon(m: re.Match) -> str:
         found.add("time:00:00" if m.group(1).lower() == "midnight" else "time:12:00")
         return " "
@@ -193,6 +292,7 @@ def _date_entities_of(text: str) -> tuple:
     rest = _DAY_MONTH_RE.sub(day_month, rest)
     rest = _SLASH_DATE_RE.sub(slash, rest)
     rest = re.sub(r"\b(\d{1,2})(?:st|nd|rd|th)\b", ordinal, rest)
+    rest = _CLOCK_WORDS_RE.sub(clock_words, rest)
     rest = _TIME12_RE.sub(time12, rest)
     rest = _TIME24_RE.sub(time24, rest)
     rest = _NOON_RE.sub(noon, rest)
@@ -286,9 +386,10 @@ _CATEGORY_WORDS = {
     "size": "xs s m l xl xxl small medium large petite regular tall",
     "seat": "window aisle middle bulkhead",
     "position": "front back rear exit upper lower top bottom",
-    "cabin": "economy premium business first coach",
-    "diet": "vegetarian vegan kosher halal gluten pescatarian standard",
+    "grade": "economy premium business first coach standard deluxe",
+    "diet": "vegetarian vegan kosher halal gluten pescatarian",
     "room": "single double twin queen king suite studio",
+    "vehicle": "compact midsize intermediate fullsize suv minivan van convertible",
     "cuisine": "italian thai mexican japanese indian chinese french greek korean vietnamese spanish sushi pizza "
     "burger steak seafood",
     "daypart": "morning afternoon evening night noon midnight",

@@ -17,6 +17,7 @@ from agenteval.eval_generator.synthesizer._trace_access import (
     _timeline,
 )
 from agenteval.eval_generator.synthesizer._values import (
+    _CATEGORY_OF,
     _DAYS,
     _MONTH_RE,
     _MONTHS,
@@ -28,6 +29,7 @@ from agenteval.eval_generator.synthesizer._values import (
     _entity_kind,
     _leaf_tokens,
     _month_number,
+    _resolved_dates,
     _value_tokens,
 )
 
@@ -238,8 +240,27 @@ def _money_limits(text: str) -> list:
     return out
 
 
+def _today(trace: dict) -> int | None:
+    """Today's day number when the instructions (or a user turn) say what day it is."""
+    system = "\n".join(e["text"] for e in _timeline(trace) if e["kind"] == "msg" and e["role"] == "system")
+    m = _REF_DATE_RE.search(system) or _REF_DATE_RE.search(
+        "\n".join(e["text"] for e in _timeline(trace) if e["kind"] == "msg" and e["role"] == "user")
+    )
+    return _parse_date(m.group(3)) if m else None
+
+
+def _with_dates(text: str, today: int | None) -> str:
+    """A user turn with the dates it names relative to today written out after it."""
+    resolved = _resolved_dates(text, today)
+    return f"{text}\n({resolved})" if resolved else text
+
+
 def _user_turns(trace: dict) -> list:
-    return [e["text"] for e in _timeline(trace) if e["kind"] == "msg" and e["role"] == "user"]
+    """The user's turns, each with the dates it names relative to today written out."""
+    today = _today(trace)
+    return [
+        _with_dates(e["text"], today) for e in _timeline(trace) if e["kind"] == "msg" and e["role"] == "user"
+    ]
 
 
 def _latest_limit(trace: dict) -> float | None:
@@ -429,12 +450,14 @@ def _context_before(trace: dict, stop: dict) -> tuple:
     """(value tokens, lower-cased text, times) of what the agent knew before a call: messages, earlier calls and results."""
     tokens: set[str] = set()
     parts = []
+    today = _today(trace)
     for e in _timeline(trace):
         if e["kind"] == "call" and e["call"] is stop:
             break
         if e["kind"] == "msg" and e["role"] in ("user", "system"):
-            tokens |= _value_tokens(e["text"])
-            parts.append(e["text"])
+            text = _with_dates(e["text"], today) if e["role"] == "user" else e["text"]
+            tokens |= _value_tokens(text)
+            parts.append(text)
         elif e["kind"] == "call":
             tokens |= _leaf_tokens(_call_args(e["call"]))
             parts.append(_leaf_text(_call_args(e["call"])))
@@ -1227,6 +1250,54 @@ def action_mismatches_request(trace: dict) -> float:
         if fn(trace):
             return 1.0
     return 1.0 if user_names_missing_from_action(trace) else 0.0
+
+
+_DURATION_RE = re.compile(
+    r"\b(\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten)\s+(nights?|days?|weeks?|hours?|minutes?|mins?|months?)\b",
+    re.I,
+)
+_COUNT_KEY_RE = re.compile(
+    r"guest|people|person|party|passenger|adult|seat|count|size|qty|quantit|pax|attendee|travell?er", re.I
+)
+
+
+def action_value_not_asked(trace: dict) -> float:
+    """A date, a time, a head count or a class (room, cabin, car) in the last action that is none of the
+    values of that kind in the user's latest turn naming that kind: judged value by value, so a wrong
+    pick-up date is caught even when the return date is right."""
+    action = _last_action(trace)
+    if action is None:
+        return 0.0
+    wanted = _wanted_by_kind(trace)
+    counts: set = set()  # the latest counts, durations ("for 3 nights", "in 11 days") left out
+    for text in _user_turns(trace):
+        said = _entities(_DURATION_RE.sub(" ", _limit_free(text)), False)
+        counts = {x for x in said if _entity_kind(x) == "num"} or counts
+    categories: dict[str, set] = {}
+    for text in _user_turns(trace):
+        seen: dict[str, set] = {}
+        for x in _value_tokens(text):
+            if x.startswith("w:") and x[2:] in _CATEGORY_OF:
+                seen.setdefault(_CATEGORY_OF[x[2:]], set()).add(x)
+        categories.update(seen)
+    for key, leaf in _arg_values(action):
+        if isinstance(leaf, bool):
+            continue
+        if isinstance(leaf, int | float):
+            count = "num:" + _canon_number(float(leaf))
+            if _COUNT_KEY_RE.search(key) and 1 <= leaf <= 50 and counts and count not in counts:
+                return 1.0
+            continue
+        text = str(leaf)
+        for x in _entities(text, False):
+            kind = _entity_kind(x)
+            if kind in ("date", "time") and kind in wanted and x not in wanted[kind]:
+                return 1.0
+        for x in _value_tokens(text):
+            category = _CATEGORY_OF.get(x[2:]) if x.startswith("w:") else None
+            if category in categories and x not in categories[category]:
+                return 1.0
+    return 0.0
 
 
 def action_id_unsupported(trace: dict) -> float:

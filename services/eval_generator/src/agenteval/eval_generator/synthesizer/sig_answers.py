@@ -20,6 +20,7 @@ from agenteval.eval_generator.synthesizer._trace_access import (
     _ended_on_call,
     _keyed_leaves,
     _last_user_text,
+    _timeline,
     _tool_calls,
     _user_texts,
 )
@@ -79,10 +80,38 @@ def _question_stems(text: str) -> set:
     return {_stem(w) for w in re.findall(r"[A-Za-z]{3,}", text) if w.lower() not in _STOPWORDS}
 
 
-def _asked_values(trace: dict) -> list:
-    """Result values whose field names share a word with the question (``pto_days_left`` for "days left")."""
-    question = _last_user_text(trace)
+# Question words and the field names that answer them ("when will it arrive?" is answered by ``eta``).
+_ASKED_FIELDS = {
+    "when": "eta date time due arrival delivery scheduled schedule deadline expected start",
+    "arrive": "eta arrival delivery expected",
+    "who": "name owner manager assignee contact person lead",
+    "where": "location address office city place site room venue",
+    "much": "price cost total amount fee balance",
+    "cost": "price total amount fee",
+    "many": "count total number quantity",
+    "windy": "wind",
+    "raining": "conditions precipitation rain",
+    "weather": "conditions temp",
+    "temperature": "temp",
+    "hot": "temp",
+    "cold": "temp",
+    "warm": "temp",
+}
+
+
+def _asked_stems(question: str) -> set:
+    """The question's content words and the field names its question words point to."""
     stems = _question_stems(question)
+    for word in re.findall(r"[a-z]+", question.lower()):
+        stems |= {_stem(w) for w in _ASKED_FIELDS.get(word, "").split()}
+    return stems
+
+
+def _asked_values(trace: dict) -> list:
+    """Result values whose field names share a word with the question (``pto_days_left`` for "days left",
+    ``eta`` for "when")."""
+    question = _last_user_text(trace)
+    stems = _asked_stems(question)
     echoed = _value_tokens(question)
     out = []
     for c in _tool_calls(trace):
@@ -105,6 +134,27 @@ def answer_misses_asked_value(trace: dict) -> float:
         return 0.0
     said = _value_tokens(_answer(trace))
     return 0.0 if any(tokens & said for tokens in values) else 1.0
+
+
+def _words(text: str) -> set:
+    return set(re.findall(r"[a-z0-9]+", text.lower()))
+
+
+def answer_repeats_earlier_answer(trace: dict) -> float:
+    """The user asked something new, and the final answer says again what an earlier reply said."""
+    events = _timeline(trace)
+    last_user = max(
+        (i for i, e in enumerate(events) if e["kind"] == "msg" and e["role"] == "user"), default=-1
+    )
+    final = _words(_answer(trace))
+    if last_user < 0 or not final:
+        return 0.0
+    for e in events[:last_user]:
+        if e["kind"] == "msg" and e["role"] == "assistant":
+            earlier = _words(e["text"])
+            if earlier and len(final & earlier) / len(final | earlier) >= 0.8:
+                return 1.0
+    return 0.0
 
 
 def question_coverage(trace: dict) -> float:

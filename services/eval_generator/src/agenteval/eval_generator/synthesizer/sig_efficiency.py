@@ -8,6 +8,7 @@ Each signal is ``trace dict -> float`` with a one-line docstring. Sandbox-safe (
 import re
 
 from agenteval.eval_generator.synthesizer._trace_access import (
+    _answer,
     _call_args,
     _call_failed,
     _call_key,
@@ -17,8 +18,9 @@ from agenteval.eval_generator.synthesizer._trace_access import (
     _leaf_text,
     _text,
     _tool_calls,
+    _user_texts,
 )
-from agenteval.eval_generator.synthesizer._values import _STOPWORDS
+from agenteval.eval_generator.synthesizer._values import _STOPWORDS, _leaf_tokens, _value_tokens
 
 
 def tool_call_count(trace: dict) -> float:
@@ -94,6 +96,37 @@ def repeated_results(trace: dict) -> float:
         if key in seen:
             count += 1
         seen.add(key)
+    return float(count)
+
+
+def repeated_failures(trace: dict) -> float:
+    """Calls retried unchanged that fail again the same way (same tool, arguments and error)."""
+    seen = set()
+    count = 0
+    for c in _tool_calls(trace):
+        if not _call_failed(c):
+            continue
+        key = _call_key(c) + " " + _text(c.get("error")) + " " + _text(c.get("result"))
+        if key in seen:
+            count += 1
+        seen.add(key)
+    return float(count)
+
+
+def calls_unrelated_to_request(trace: dict) -> float:
+    """Successful calls whose arguments name nothing the user or an earlier result gave, and whose
+    result the answer does not use."""
+    known: set[str] = set()
+    for text in _user_texts(trace):
+        known |= _value_tokens(text)
+    said = _value_tokens(_answer(trace))
+    count = 0
+    for c in _tool_calls(trace):
+        args = _leaf_tokens(_call_args(c))
+        result = _leaf_tokens(c.get("result")) if not _call_failed(c) else set()
+        if not _call_failed(c) and args and not args & known and not result & said:
+            count += 1
+        known |= result
     return float(count)
 
 

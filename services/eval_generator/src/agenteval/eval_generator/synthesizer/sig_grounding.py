@@ -17,7 +17,9 @@ from agenteval.eval_generator.synthesizer._trace_access import (
     _tool_calls,
 )
 from agenteval.eval_generator.synthesizer._values import (
+    _DAYS,
     _ID_RE,
+    _MONTHS,
     _NUMBER_WORDS,
     _STOP_CAPS,
     _date_entities,
@@ -111,13 +113,27 @@ def unsupported_fact_share(trace: dict) -> float:
     return (counts[1] + counts[2]) / counts[0] if counts[0] else 0.0
 
 
+_CALENDAR_WORDS = frozenset(
+    [d for name in _DAYS for d in (name, name[:3])]
+    + [m for name in _MONTHS for m in (name, name[:3])]
+    + ["sept"]
+)
+
+
 def _proper_names(text: str) -> list:
-    """Capitalized words that do not start a sentence (names of people, places, products)."""
+    """Capitalized words that do not start a sentence (names of people, places, products); days and
+    months ("Sun 2 Feb") are dates, not names."""
     out = []
     for sentence in re.split(r"[.!?:;]\s+|\n+|\s[-–—]\s|[(\"]", text):
         words = re.findall(r"[A-Za-z][A-Za-z'-]*", sentence)
         for word in words[1:]:
-            if word[0].isupper() and not word.isupper() and word.lower() not in _STOP_CAPS:
+            low = word.lower()
+            if (
+                word[0].isupper()
+                and not word.isupper()
+                and low not in _STOP_CAPS
+                and low not in _CALENDAR_WORDS
+            ):
                 out.append(word)
     return out
 
