@@ -868,3 +868,32 @@ def test_unchanged_failing_retries_and_calls_unrelated_to_the_request() -> None:
     focused = Conversation("How much is 1500 CAD in INR?")
     focused.call("convert", {"amount": 1500, "from": "CAD", "to": "INR"}, {"converted": 89142.75})
     assert value("calls_unrelated_to_request", focused.trace("1500 CAD is 89142.75 INR.")) == 0.0
+
+
+def test_a_corrected_name_and_a_new_stay_length_follow_the_later_turn() -> None:
+    def train(name: str) -> dict[str, Any]:
+        c = Conversation(
+            "Two first-class seats Amsterdam to London on 2025-11-21. Lead passenger: Marcus Mensah."
+        )
+        c.say("Book it for Marcus Mensah?").user("Actually the booking should be in Lena Iyer's name.")
+        args = {"origin": "Amsterdam", "destination": "London", "date": "2025-11-21", "passenger_name": name}
+        return c.call("create_rail_booking", args, {"status": "confirmed"}).trace("Booked.")
+
+    assert value("user_names_missing_from_action", train("Lena Iyer")) == 0.0
+    assert value("user_names_missing_from_action", train("Marcus Mensah")) >= 1.0
+
+    def stay(check_out: str) -> dict[str, Any]:
+        c = Conversation("A king room in Prague from tomorrow for 2 nights, 2 guests.", system=_TODAY)
+        c.say("Room HTL-137 is free. Confirm?").user("Oh, and make it 5 nights instead. Then book it.")
+        args = {
+            "city": "Prague",
+            "check_in": "2025-01-23",
+            "check_out": check_out,
+            "guests": 2,
+            "room_type": "king",
+        }
+        return c.call("create_hotel_reservation", args, {"status": "confirmed"}).trace("Booked.")
+
+    assert value("action_value_not_asked", stay("2025-01-28")) == 0.0
+    assert value("action_values_unsupported", stay("2025-01-28")) == 0.0
+    assert value("action_value_not_asked", stay("2025-01-29")) == 1.0

@@ -150,7 +150,12 @@ _RELATIVE_RE = re.compile(
     r"|(this|next|coming)\s+(monday|tuesday|wednesday|thursday|friday|saturday|sunday))\b",
     re.I,
 )
-_STAY_RE = re.compile(r"\bfor\s+" + _REL_NUM + r"\s+(nights?|days?|weeks?)\b", re.I)
+_STAY_RE = re.compile(
+    r"\b(?:for|make it|make that|change it to|extend it to|to)\s+"
+    + _REL_NUM
+    + r"\s+(nights?|days?|weeks?)\b",
+    re.I,
+)
 
 
 def _count_word(word: str) -> int:
@@ -160,10 +165,11 @@ def _count_word(word: str) -> int:
     return 1 if low in ("a", "an") else _NUMBER_WORDS.get(low, 0)
 
 
-def _resolved_dates(text: str, today: int | None) -> str:
+def _resolved_dates(text: str, today: int | None, earlier: str = "") -> str:
     """The calendar dates a text names relative to today ("tomorrow", "in 11 days", "a week from
     today", "this Friday") and the ends of the stays it gives a length ("for 3 nights" after a
-    start date), as ISO dates joined by spaces; "" when there are none or today is unknown."""
+    start date in it, or in ``earlier`` turns: "make it 5 nights instead"), as ISO dates joined by
+    spaces; "" when there are none or today is unknown."""
     if today is None:
         return ""
     days: list[int] = []
@@ -187,7 +193,7 @@ def _resolved_dates(text: str, today: int | None) -> str:
         length = _count_word(stay.group(1)) * (7 if stay.group(2).lower().startswith("week") else 1)
         year = _civil(today)[0]
         starts = list(days)
-        for key in _date_entities(text)[0]:
+        for key in _date_entities(text + "\n" + earlier)[0]:
             if key.startswith("date:"):
                 month, day = int(key[5:7]), int(key[8:10])
                 start = _day_number(year, month, day)

@@ -249,18 +249,21 @@ def _today(trace: dict) -> int | None:
     return _parse_date(m.group(3)) if m else None
 
 
-def _with_dates(text: str, today: int | None) -> str:
+def _with_dates(text: str, today: int | None, earlier: str = "") -> str:
     """A user turn with the dates it names relative to today written out after it."""
-    resolved = _resolved_dates(text, today)
+    resolved = _resolved_dates(text, today, earlier)
     return f"{text}\n({resolved})" if resolved else text
 
 
 def _user_turns(trace: dict) -> list:
-    """The user's turns, each with the dates it names relative to today written out."""
+    """The user's turns, each with the dates it names relative to today written out (a stay's new
+    length counted from a start date an earlier turn gave)."""
     today = _today(trace)
-    return [
-        _with_dates(e["text"], today) for e in _timeline(trace) if e["kind"] == "msg" and e["role"] == "user"
-    ]
+    out: list[str] = []
+    for e in _timeline(trace):
+        if e["kind"] == "msg" and e["role"] == "user":
+            out.append(_with_dates(e["text"], today, "\n".join(out)))
+    return out
 
 
 def _latest_limit(trace: dict) -> float | None:
@@ -451,11 +454,15 @@ def _context_before(trace: dict, stop: dict) -> tuple:
     tokens: set[str] = set()
     parts = []
     today = _today(trace)
+    said: list[str] = []
     for e in _timeline(trace):
         if e["kind"] == "call" and e["call"] is stop:
             break
         if e["kind"] == "msg" and e["role"] in ("user", "system"):
-            text = _with_dates(e["text"], today) if e["role"] == "user" else e["text"]
+            text = e["text"]
+            if e["role"] == "user":
+                text = _with_dates(text, today, "\n".join(said))
+                said.append(text)
             tokens |= _value_tokens(text)
             parts.append(text)
         elif e["kind"] == "call":
@@ -1195,32 +1202,48 @@ _CALENDAR_ANAGRAMS = frozenset("".join(sorted(w)) for w in (*_DAYS, *_MONTHS) if
 _NAME_RE = re.compile(r"(?<![\w@.])([A-Z][a-z]+(?:[ -][A-Z][a-z]+)*)")
 
 
+_NAME_CHANGE_RE = re.compile(
+    r"\b(actually|instead|rather|should be|change|make it|make that|switch|correction|sorry|wait|not)\b", re.I
+)
+
+
+def _turn_names(text: str) -> list:
+    """The capitalized names in a user turn (a sentence's first word left out), calendar words aside."""
+    out = []
+    for sentence in re.split(r"[.!?;:\n]+\s*", text):
+        words = sentence.split()
+        body = " ".join(words[1:])  # a sentence's first word is capitalized anyway
+        for m in _NAME_RE.finditer(body):
+            for word in m.group(1).replace("-", " ").split():
+                low = word.lower()
+                if low in _STOP_CAPS or len(low) < 3 or (_month_number(low) and len(low) <= 4):
+                    continue
+                if low in _DAYS or low in _MONTHS or any(d.startswith(low) for d in _DAYS):
+                    continue
+                if "".join(sorted(low)) in _CALENDAR_ANAGRAMS:
+                    continue  # "Wedensday", "Febraury": a day or a month typed in a hurry
+                out.append(low)
+    return out
+
+
 def user_names_missing_from_action(trace: dict) -> float:
-    """Names and email addresses the user mentioned (people, places) that the last action's arguments lack."""
+    """Names and email addresses the user mentioned (people, places) that the last action's arguments
+    lack; when a later turn corrects a name ("actually, in Lena Iyer's name"), the names it replaced
+    no longer count."""
     action = _last_action(trace)
     if action is None:
         return 0.0
     args = _leaf_text(_call_args(action)).lower()
     missing = 0
+    named: list[list] = []
     for text in _user_turns(trace):
         for m in re.finditer(r"[\w.+-]+@[\w-]+(\.[\w-]+)+", text):
             missing += m.group(0).lower() not in args
-        text = re.sub(r"[\w.+-]+@[\w-]+(\.[\w-]+)+", " ", text)
-        for sentence in re.split(r"[.!?;:\n]+\s*", text):
-            words = sentence.split()
-            body = " ".join(words[1:])  # a sentence's first word is capitalized anyway
-            for m in _NAME_RE.finditer(body):
-                for word in m.group(1).replace("-", " ").split():
-                    low = word.lower()
-                    if low in _STOP_CAPS or len(low) < 3 or (_month_number(low) and len(low) <= 4):
-                        continue
-                    if low in _DAYS or low in _MONTHS or any(d.startswith(low) for d in _DAYS):
-                        continue
-                    if "".join(sorted(low)) in _CALENDAR_ANAGRAMS:
-                        continue  # "Wedensday", "Febraury": a day or a month typed in a hurry
-                    if low not in args:
-                        missing += 1
-    return float(missing)
+        names = _turn_names(re.sub(r"[\w.+-]+@[\w-]+(\.[\w-]+)+", " ", text))
+        if names and named and _NAME_CHANGE_RE.search(text):
+            named = [[n for n in earlier if n in args] for earlier in named]
+        named.append(names)
+    return float(missing + sum(1 for names in named for n in names if n not in args))
 
 
 def user_values_missing_from_action(trace: dict) -> float:
@@ -1269,6 +1292,13 @@ def action_value_not_asked(trace: dict) -> float:
     if action is None:
         return 0.0
     wanted = _wanted_by_kind(trace)
+    # A date or time an earlier turn gave still holds unless a later one replaced it ("make it 5
+    # nights" moves the check-out, not the check-in); a replaced one is later_change_not_followed's.
+    earlier: dict[str, set] = {}
+    turns = _user_turns(trace)
+    for text in turns[:-1]:
+        for x in _entities(text, False):
+            earlier.setdefault(_entity_kind(x), set()).add(x)
     counts: set = set()  # the latest counts, durations ("for 3 nights", "in 11 days") left out
     for text in _user_turns(trace):
         said = _entities(_DURATION_RE.sub(" ", _limit_free(text)), False)
@@ -1291,7 +1321,11 @@ def action_value_not_asked(trace: dict) -> float:
         text = str(leaf)
         for x in _entities(text, False):
             kind = _entity_kind(x)
-            if kind in ("date", "time") and kind in wanted and x not in wanted[kind]:
+            if (
+                kind in ("date", "time")
+                and kind in wanted
+                and x not in wanted[kind] | earlier.get(kind, set())
+            ):
                 return 1.0
         for x in _value_tokens(text):
             category = _CATEGORY_OF.get(x[2:]) if x.startswith("w:") else None
