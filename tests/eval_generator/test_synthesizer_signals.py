@@ -897,3 +897,54 @@ def test_a_corrected_name_and_a_new_stay_length_follow_the_later_turn() -> None:
     assert value("action_value_not_asked", stay("2025-01-28")) == 0.0
     assert value("action_values_unsupported", stay("2025-01-28")) == 0.0
     assert value("action_value_not_asked", stay("2025-01-29")) == 1.0
+
+
+# --- refund windows, dates and ids as the v6 families write them ---
+
+
+@pytest.mark.parametrize(
+    "policy",
+    [
+        "Money-back rules: delivery + 7 days is the last day a refund can be granted. (System date 27 Jan 2025)",
+        "Eligibility window: 7 calendar days counted from delivery. Current date: 2025-01-27.",
+    ],
+)
+@pytest.mark.parametrize("delivered", ["2025-01-10", 1736467200])  # the same day, ISO and Unix time
+def test_a_refund_window_said_another_way_and_a_delivery_in_unix_time(policy: str, delivered: object) -> None:
+    def refund(when: object) -> dict[str, Any]:
+        order = {"order_id": "W5893059", "status": "delivered", "subtotal": 89.0, "delivered_on": when}
+        c = Conversation("Refund order W5893059 please.", system=f"You are a support agent. {policy}")
+        c.call("orders_get", {"ref": "W5893059"}, {"order": order})
+        return c.call("process_refund", {"orderId": "W5893059", "value": 89.0}, {"ok": True}).trace(
+            "Refunded."
+        )
+
+    assert value("policy_window_exceeded", refund(delivered)) == 1.0
+    recent = "2025-01-24" if isinstance(delivered, str) else 1737676800
+    assert value("policy_window_exceeded", refund(recent)) == 0.0
+
+
+def test_a_hyphenated_order_number_is_one_id_and_a_size_is_none() -> None:
+    def refund(order: str) -> dict[str, Any]:
+        c = Conversation("Requesting a refund on order 9593-2882 (Cast-iron skillet 12in).")
+        return c.call("create_refund", {"order_number": order, "refund_amount": "54.95"}, {"ok": True}).trace(
+            "Done."
+        )
+
+    assert value("action_id_differs_from_request", refund("9593-2882")) == 0.0
+    assert value("action_id_differs_from_request", refund("9593-2883")) == 1.0
+
+
+def test_an_invitee_written_as_the_email_a_directory_gives_them_is_them() -> None:
+    directory = "Directory: Sofia Tanaka <stanaka@helio.dev>; Maria Nair <maria.nair@helio.dev>; Tom Tanaka <ops@helio.dev>"
+
+    def book(invitees: list[str]) -> dict[str, Any]:
+        c = Conversation(
+            "Book Sofia Tanaka and Maria Nair for a sync on 2026-01-24 at 15:00.", system=directory
+        )
+        args = {"date": "2026-01-24", "start_time": "15:00", "invitees": invitees}
+        return c.call("book_meeting", args, {"status": "confirmed"}).trace("Done.")
+
+    assert value("user_names_missing_from_action", book(["stanaka@helio.dev", "maria.nair@helio.dev"])) == 0.0
+    assert value("user_names_missing_from_action", book(["stanaka@helio.dev"])) >= 1.0
+    assert value("user_names_missing_from_action", book(["ops@helio.dev", "maria.nair@helio.dev"])) >= 1.0

@@ -15,6 +15,7 @@ from agenteval.eval_generator.synthesizer._trace_access import (
     _keyed_leaves,
     _leaf_text,
     _timeline,
+    _tool_calls,
 )
 from agenteval.eval_generator.synthesizer._values import (
     _CATEGORY_OF,
@@ -809,11 +810,14 @@ _DAY_LIMIT_RE = re.compile(
     r"\b(within|up to|no (?:more|later) than|at most|maximum of|max\.?|less than|under|only|first|for|in|more than|"
     r"over|older than|past|beyond)\s+"
     r"(?:the\s+(?:first\s+|last\s+|past\s+)?)?(\d+)\s*(?:calendar\s+|business\s+)?days?\b|\b(\d+)[- ]days?\s+(window|period|limit|"
-    r"policy|return|refund|of|from|after|since)",
+    r"policy|return|refund|of|from|after|since)"
+    # "delivery + 7 days is the last day", "window: 7 calendar days counted from delivery"
+    r"|\b(?:deliver\w*|purchase|order\w*|receipt)\s*\+\s*(\d+)\s*days?\b"
+    r"|\bwindow\W{1,3}(\d+)\s*(?:calendar\s+|business\s+)?days?\b",
     re.I,
 )
 _REF_DATE_RE = re.compile(
-    r"\b(today|current date|date today|today's date|now|as of)\b\W{0,4}(is|:)?\W{0,3}"
+    r"\b(today|current date|date today|today's date|now|as of|system date|server date)\b\W{0,4}(is|:)?\W{0,3}"
     r"(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day,?\s+(?:the\s+)?)?"  # "Today is Friday, 2025-05-16"
     r"(\d{4}-\d{2}-\d{2}|"
     + _MONTH_RE
@@ -839,7 +843,15 @@ _EVENT_KEYS = (
 )
 
 
+# A key whose whole number is a moment: "delivered_on", "created_at", "ts", "timestamp", "date".
+_TIMESTAMP_KEY_RE = re.compile(r"date|_at$|_on$|time|^ts$|_ts$|stamp|epoch", re.I)
+
+
 def _parse_date(text: str) -> int | None:
+    epoch = re.fullmatch(r"\s*(1\d{9}|1\d{12})(\.\d+)?\s*", text)
+    if epoch:  # Unix time in seconds or milliseconds (2001-2033), as logs often write dates
+        seconds = int(epoch.group(1)) // (1000 if len(epoch.group(1)) == 13 else 1)
+        return seconds // 86400
     m = re.search(r"(\d{4})-(\d{2})-(\d{2})", text)
     if m:
         return _day_number(int(m.group(1)), int(m.group(2)), int(m.group(3)))
@@ -882,9 +894,9 @@ def _policy(trace: dict) -> tuple:
     for text in (system, users):
         m = _DAY_LIMIT_RE.search(text)
         if m:
-            after = text[m.end() : m.end() + 40].lower()
+            after = text[m.end() : m.end() + 40].lower() + " " + m.group(0).lower()
             anchor = next((a for a in _ANCHORS if a in after), "")
-            return int(m.group(2) or m.group(3)), anchor
+            return int(m.group(2) or m.group(3) or m.group(5) or m.group(6)), anchor
     return None, ""
 
 
@@ -940,13 +952,16 @@ def _ages_in_days(trace: dict, stop: dict) -> list:
             continue
         for key, leaf in _record_leaves(e["call"].get("result"), stop):
             last = key.split(" ")[-1].lower() if key else ""
-            if isinstance(leaf, str) and (
-                last in ("today", "now", "date_today", "as_of", "asof")
+            dated = isinstance(leaf, str) or (
+                isinstance(leaf, int) and not isinstance(leaf, bool) and bool(_TIMESTAMP_KEY_RE.search(last))
+            )
+            if dated and (
+                last in ("today", "now", "date_today", "as_of", "asof", "server_date", "system_date")
                 or any(w in last for w in ("current", "request"))
             ):
-                today = _parse_date(leaf) or today
-            elif isinstance(leaf, str) and any(k in last for k in _EVENT_KEYS):
-                day = _parse_date(leaf)
+                today = _parse_date(str(leaf)) or today
+            elif dated and any(k in last for k in _EVENT_KEYS):
+                day = _parse_date(str(leaf))
                 if day is not None:
                     events.append((last, day))
             elif "day" in last and isinstance(leaf, int | float) and not isinstance(leaf, bool):
@@ -1154,14 +1169,22 @@ def acted_after_check_said_no(trace: dict) -> float:
     return 0.0
 
 
+# "12in", "500ml", "2x": a size or a count with its unit, not an identifier.
+_MEASURE_RE = re.compile(
+    r"\d+(?:in|cm|mm|m|km|kg|g|lbs?|oz|ml|l|gb|tb|mb|w|kw|v|hz|mah|x|pcs?|pk|ft|yd)", re.I
+)
+
+
 def _ids_in(text: str) -> set:
     """Identifiers in a text: letter-digit codes ("A-1042"), numbers of 5+ digits, labelled numbers ("order 4521")."""
-    found = {x[3:] for x in _entities(text, False) if x.startswith("id:")}
-    found |= {m.group(1) for m in re.finditer(r"(?<![\w.,])#?(\d{5,})(?![\w.,])", text)}
+    found = {
+        x[3:] for x in _entities(text, False) if x.startswith("id:") and not _MEASURE_RE.fullmatch(x[3:])
+    }
+    found |= {m.group(1) for m in re.finditer(r"(?<![\w.,-])#?(\d{5,}|\d{3,}(?:-\d{2,})+)(?![\w.,-])", text)}
     found |= {
         m.group(2)
         for m in re.finditer(
-            r"(#|\b(?:order|id|number|no\.?|ticket|booking|account|invoice|ref|reference|case)\s*#?:?\s*)(\d{3,})\b",
+            r"(#|\b(?:order|id|number|no\.?|ticket|booking|account|invoice|ref|reference|case)\s*#?:?\s*)(\d{3,}(?:-\d{2,})*)\b",
             text,
             re.I,
         )
@@ -1226,6 +1249,43 @@ def _turn_names(text: str) -> list:
     return out
 
 
+_NAMED_EMAIL_RE = re.compile(
+    r"([A-Z][\w'-]+(?:\s+[A-Z][\w'-]+)+)\s*[<(\[]\s*([\w.+-]+@[\w-]+(?:\.[\w-]+)+)\s*[>)\]]"
+)
+
+
+def _email_owners(trace: dict) -> dict:
+    """Whose each email address is, where the trace says so: a directory written "Sofia Tanaka
+    <stanaka@helio.dev>" in a message, or a looked-up record with a name and an email."""
+    owners: dict[str, str] = {}
+    texts = [e["text"] for e in _timeline(trace) if e["kind"] == "msg"]
+    records: list = []
+    for c in _tool_calls(trace):
+        if not _call_failed(c):
+            texts.append(_leaf_text(c.get("result")))
+            records.append(c.get("result"))
+    for text in texts:
+        for m in _NAMED_EMAIL_RE.finditer(text):
+            owners[m.group(2).lower()] = m.group(1).lower()
+    while records:
+        value = records.pop()
+        if isinstance(value, list):
+            records.extend(value)
+        elif isinstance(value, dict):
+            records.extend(value.values())
+            emails = [
+                v for k, v in value.items() if isinstance(v, str) and "mail" in str(k).lower() and "@" in v
+            ]
+            names = [
+                v
+                for k, v in value.items()
+                if isinstance(v, str) and "name" in str(k).lower() and "@" not in v
+            ]
+            if len(emails) == 1 and names:
+                owners[emails[0].lower()] = " ".join(names).lower()
+    return owners
+
+
 def user_names_missing_from_action(trace: dict) -> float:
     """Names and email addresses the user mentioned (people, places) that the last action's arguments
     lack; when a later turn corrects a name ("actually, in Lena Iyer's name"), the names it replaced
@@ -1234,6 +1294,10 @@ def user_names_missing_from_action(trace: dict) -> float:
     if action is None:
         return 0.0
     args = _leaf_text(_call_args(action)).lower()
+    owners = _email_owners(trace)
+    args += " " + " ".join(
+        name for email, name in owners.items() if email in args
+    )  # an invitee's email is them
     missing = 0
     named: list[list] = []
     for text in _user_turns(trace):
