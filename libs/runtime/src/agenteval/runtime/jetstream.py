@@ -114,6 +114,18 @@ class PullFeed(_Inbox):
         self._asked.clear()
         self._last_word = time.monotonic()
 
+    async def stop(self) -> None:
+        """Stop taking deliveries and hand back what arrived but no handler took: redelivered now
+        (to another consumer) instead of after the ack wait."""
+        await super().stop()
+        left = list(self.buffer)
+        self.buffer.clear()
+        if left:
+            try:
+                await nak_all(self.nc, left, delay_s=0.0)
+            except Exception:
+                pass  # the connection is gone: the ack wait redelivers them
+
     async def take(self, most: int, timeout: float) -> list[Any]:
         """Up to ``most`` delivered messages; waits up to ``timeout`` for the first one."""
         if not self.buffer:
