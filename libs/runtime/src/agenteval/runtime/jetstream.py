@@ -74,10 +74,15 @@ class PullFeed(_Inbox):
         self._asked: dict[str, int] = {}
         self._ids = itertools.count()
         self._last_word = time.monotonic()
+        self._stopping = False
 
     async def _on_msg(self, msg: Any) -> None:
         self._last_word = time.monotonic()
         headers = msg.headers
+        if self._stopping:
+            if msg.data or not (headers and _STATUS in headers):
+                await _nak_quietly(self.nc, [msg])  # delivered on a request still open at stop
+            return
         if not msg.data and headers and _STATUS in headers:
             asked = self._asked.pop(msg.subject, 0)
             if headers[_STATUS] == "100":  # idle heartbeat: not the end of a request
@@ -115,16 +120,29 @@ class PullFeed(_Inbox):
         self._last_word = time.monotonic()
 
     async def stop(self) -> None:
-        """Stop taking deliveries and hand back what arrived but no handler took: redelivered now
-        (to another consumer) instead of after the ack wait."""
-        await super().stop()
+        """Stop taking deliveries and hand back every message no handler took: redelivered now
+        (to another consumer) instead of after the ack wait.
+
+        Requests still open on the server keep delivering until it learns the inbox is gone, so
+        the subscription is drained, not dropped: the server is told, a round trip makes sure all
+        it sent before that has arrived, and whatever arrives meanwhile is NAKed too (the server
+        gives no open request a message once the inbox has no interest).
+        """
+        self._stopping = True
         left = list(self.buffer)
         self.buffer.clear()
-        if left:
+        await _nak_quietly(self.nc, left)
+        sub, self.sub = self.sub, None
+        if sub is not None:
             try:
-                await nak_all(self.nc, left, delay_s=0.0)
+                await sub.drain()
             except Exception:
-                pass  # the connection is gone: the ack wait redelivers them
+                try:
+                    await sub.unsubscribe()
+                except Exception:
+                    pass  # the connection is gone: the ack wait redelivers what it held
+        self.credit = 0
+        self._asked.clear()
 
     async def take(self, most: int, timeout: float) -> list[Any]:
         """Up to ``most`` delivered messages; waits up to ``timeout`` for the first one."""
@@ -156,6 +174,15 @@ async def nak_all(nc: Any, msgs: list[Any], delay_s: float) -> None:
     body = b"-NAK " + json.dumps({"delay": int(delay_s * 1e9)}).encode()
     for m in msgs:
         await nc.publish(m.reply, body)
+
+
+async def _nak_quietly(nc: Any, msgs: list[Any]) -> None:
+    if not msgs:
+        return
+    try:
+        await nak_all(nc, msgs, delay_s=0.0)
+    except Exception:
+        pass  # the connection is gone: the ack wait redelivers them
 
 
 async def term(nc: Any, msg: Any) -> None:
