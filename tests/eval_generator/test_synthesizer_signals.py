@@ -447,6 +447,98 @@ def test_a_new_budget_is_followed_by_staying_under_it() -> None:
     assert value("latest_instruction_ignored", _budget_change(75)) == 1.0
 
 
+def _watch(turns: list[str], color: str, sku: str = "SK-2") -> dict[str, Any]:
+    items = {
+        "offers": [
+            {"sku": "SK-1", "name": "Pulse 70", "price": 349},
+            {"sku": "SK-2", "name": "Halo 90", "price": 442},
+        ]
+    }
+    c = Conversation("Need a smartwatch from Garmin, in sage.").call(
+        "catalog_query", {"brand": "Garmin"}, items
+    )
+    for turn in turns:
+        c.user(turn)
+    return c.call("create_order", {"sku": sku, "color": color}, {"state": "placed"}).trace("Done!")
+
+
+def test_a_turn_that_names_what_it_replaces_needs_no_vocabulary() -> None:
+    # "sage" is in no list of colours: "instead of sage" says what the new value replaces.
+    assert (
+        value("acted_against_latest_instruction", _watch(["Actually, white instead of sage."], "sage")) == 1.0
+    )
+    assert (
+        value("acted_against_latest_instruction", _watch(["Actually, white instead of sage."], "white"))
+        == 0.0
+    )
+    # A change that a later change replaced is not owed: the final colour is what counts.
+    twice = ["Actually, white instead of sage.", "Update: the color should be forest green, not white."]
+    assert value("latest_instruction_ignored", _watch(twice, "forest green")) == 0.0
+    assert value("latest_instruction_ignored", _watch(twice, "white")) == 1.0
+
+
+def _hotel_budget(turn: str, booked: str) -> dict[str, Any]:
+    first = {"options": [{"hotel_id": "HO-1", "name": "Casa Lumen", "rate_per_night": 298, "flight": 1141}]}
+    later = {"options": [{"hotel_id": "HO-2", "name": "Atalaia", "rate_per_night": 277, "flight": 1882}]}
+    c = Conversation("Hotel in Lisbon for 3 nights, under £300 a night.").call(
+        "hotel_search", {"city": "Lisbon"}, first
+    )
+    c.user(turn).call("hotel_search", {"city": "Lisbon", "max_price": 290}, later)
+    return c.call("book_hotel", {"hotel_id": booked}, {"state": "placed"}).trace("Booked.")
+
+
+def test_a_budget_retracted_with_not_and_numbers_that_are_no_prices() -> None:
+    turn = "Update: the budget should be under £290 a night, not under £300 a night."
+    assert value("latest_instruction_ignored", _hotel_budget(turn, "HO-1")) == 1.0  # £298 is over £290
+    # £277 keeps within the new limit; the 1882 among the item's fields is no price.
+    assert value("latest_instruction_ignored", _hotel_budget(turn, "HO-2")) == 0.0
+
+
+def test_a_capital_at_the_start_of_a_turn_is_no_name_replacing_the_places() -> None:
+    c = Conversation(
+        "Find me a hotel in London for 5 nights, with a two queens room, under €150 a night, "
+        "in Covent Garden, checking in 11 March."
+    )
+    c.user("Hmm, can we switch the room type to a king room?")
+    c.user(
+        "Ugh, sorry — a king room won't work after all. Let's stick with a two queens room like I originally said."
+    )
+    found = {"items": [{"hotel_id": "HO1", "area": "Covent Garden", "rate_per_night": 105}]}
+    c.call(
+        "hotel_search", {"destination": "London", "area": "Covent Garden", "check_in": "2026-03-11"}, found
+    )
+    kept = c.call(
+        "reserve_room", {"hotel_id": "HO1", "area": "Covent Garden", "room_type": "two queens"}, {"ok": True}
+    ).trace("Booked.")
+    assert value("acted_on_superseded_instruction", kept) == 0.0
+
+
+def test_a_chosen_name_that_carries_the_asked_kind_is_not_another_value_of_it() -> None:
+    c = Conversation("I need a rental car in Orlando, a convertible, picked up at Orlando Airport.")
+    c.user("On second thought, let's go with Orlando Central Station.")
+    offers = {
+        "offers": [
+            {
+                "vehicle_id": "VE98163",
+                "name": "Ford Mustang Convertible or similar",
+                "location": "Orlando Central Station",
+            },
+            {
+                "vehicle_id": "VE52259",
+                "name": "Chevrolet Camaro Convertible",
+                "location": "Orlando Central Station",
+            },
+        ]
+    }
+    c.call(
+        "find_rentals",
+        {"city": "Orlando", "category": "convertible", "location": "Orlando Central Station"},
+        offers,
+    )
+    booked = c.call("book_rental", {"vehicle_id": "VE98163"}, {"booking_ref": "HW2"}).trace("Booked.")
+    assert value("final_choice_contradicts_request", booked) == 0.0
+
+
 def test_what_follows_the_same_words_describes_the_same_thing() -> None:
     c = Conversation("Book a hotel in midtown for 2025-04-11.").user(
         "On second thought a hotel in the university district."

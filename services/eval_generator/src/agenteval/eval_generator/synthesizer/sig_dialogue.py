@@ -47,6 +47,7 @@ from agenteval.eval_generator.synthesizer.sig_actions import (
 _RETRACTED_RE = re.compile(
     r"\b(not|instead of|rather than|(?<!more )(?<!less )than|no longer|from|change|switch|swap|replace|move|scratch|"
     r"drop|forget|skip)\s+(it\s+|my\s+|the\s+\w+\s+|on\s+|at\s+|the\s+|a\s+|an\s+)?(from\s+)?"
+    r"((under|over|below|above|less than|more than|at most|up to|max)\s+)?"
     r"(?!(to|with|for|into)\b)[$€£]?[\w.@:+-]+(\s+[\w.@:+-]+){0,2}?(\s*(pm|am|p\.m\.|a\.m\.))?(?=\s+(to|with|for|into)\b|"
     r"\s*[-–—,.;:)!?]|\s*$|\s+(but|and|please|anymore|any more|instead)\b)",
     re.I,
@@ -132,7 +133,10 @@ def _superseded(trace: dict) -> list:
     slots = _slots(trace)
     for text in users:
         # Names (capitalized, not sentence words) describe one kind of thing: places, brands, people.
-        for word in re.findall(r"\b[A-Z][a-z]{2,}\b", text):
+        # A capital at a sentence's start ("Ugh, sorry") says nothing of a name.
+        for word in re.findall(
+            r"(?<![.!?;:\u2014\u2013-]\s)(?<![.!?;:\u2014\u2013-])(?<!^)\b[A-Z][a-z]{2,}\b", text.strip()
+        ):
             if word.lower() not in _STOP_CAPS and word.lower() not in _STOPWORDS:
                 slots.setdefault("w:" + _stem(word), set()).add("proper")
     for text in users:
@@ -151,6 +155,8 @@ def _superseded(trace: dict) -> list:
         new = current - before
         if not new:
             continue
+        # "white instead of sage", "scratch the minivan": the turn itself names what it replaces.
+        retracted = set().union(*(_turn_tokens(m.group(0)) for m in _RETRACTED_RE.finditer(users[k])))
         kinds = {_entity_kind(x) for x in new}
         marked = bool(_CORRECTION_RE.search(users[k]))
         # "switch the area to X": X describes what the key the turn names describes.
@@ -176,29 +182,47 @@ def _superseded(trace: dict) -> list:
             elif kind in kinds and (marked or kind != "num"):  # a new budget replaces the old one
                 old.add(x)
         new = {x for x in new if _entity_kind(x) != "w" or _slot_of(x, slots)}
+        new |= (current - before) if retracted & before - current - later else set()
+        old |= retracted & before - current - later
         if old and new:
             out.append([old, new])
-    return out
+    # navy -> olive, then olive -> forest green: the first change's new value was itself replaced.
+    kept = []
+    for i, (old, new) in enumerate(out):
+        left = new - set().union(*(later_old for later_old, _ in out[i + 1 :]))
+        if left != new and not {_entity_kind(x) for x in left} & {_entity_kind(x) for x in old}:
+            continue  # what is left ("one change: ...") is not the kind of thing replaced
+        if left:
+            kept.append([old, left])
+    return kept
 
 
 def acted_on_superseded_instruction(trace: dict) -> float:
     """The user replaced a value in a later turn, but the final action (or answer) kept the old one and not the new."""
     final = _final_choice_tokens(trace)
     for old, new in _superseded(trace):
-        if _follows(final, new):
+        if _follows(final, new, old):
             continue
         if final & old:
             return 1.0
     return 0.0
 
 
-def _follows(final: set, new: set) -> bool:
-    """The final choice carries a new value, or keeps within a new limit ("$50 max" and a $45 item)."""
+def _follows(final: set, new: set, old: set | frozenset = frozenset()) -> bool:
+    """The final choice carries a new value, or keeps within a new limit ("$50 max" and a $45 item).
+
+    Against a lowered limit only amounts between the new and the old one count: a flight number
+    or a rating among the chosen item's fields is no price over budget."""
     if final & new:
         return True
     limits = [float(x[4:]) for x in new if x.startswith("lim:")]
     amounts = [float(x[4:]) for x in final if x.startswith("num:")]
-    return bool(limits and amounts) and max(amounts) <= min(limits) + 0.005
+    if not (limits and amounts):
+        return False
+    ceiling = max((float(x[4:]) for x in old if x.startswith("lim:")), default=None)
+    if ceiling is not None and ceiling > min(limits):
+        return not any(min(limits) + 0.005 < a <= ceiling + 0.005 for a in amounts)
+    return max(amounts) <= min(limits) + 0.005
 
 
 def latest_instruction_ignored(trace: dict) -> float:
@@ -207,7 +231,7 @@ def latest_instruction_ignored(trace: dict) -> float:
     changes = _superseded(trace)
     if not changes:
         return 0.0
-    return 0.0 if all(_follows(final, new) for _, new in changes) else 1.0
+    return 0.0 if all(_follows(final, new, old) for old, new in changes) else 1.0
 
 
 # A later turn that changes a detail without naming what it replaces: "minivan is fine",
@@ -429,7 +453,11 @@ def final_choice_contradicts_request(trace: dict) -> float:
                 if fresh and not fresh & (mine | chosen) and not _mentions(tokens, text):
                     return 1.0
             category = {_CATEGORY_OF.get(x[2:]) for x in mine if x.startswith("w:")} - {None}
-            same_kind = [x for x in tokens if x.startswith("w:") and _CATEGORY_OF.get(x[2:]) in category]
+            same_kind = [
+                x
+                for x in tokens
+                if x.startswith("w:") and _CATEGORY_OF.get(x[2:]) in category and x not in mine
+            ]
             if _mentions(tokens, text):
                 break  # the latest turn about this names the chosen value
             if named_other or same_kind:
