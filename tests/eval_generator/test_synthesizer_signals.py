@@ -161,6 +161,55 @@ def test_booking_over_a_busy_slot_or_a_reported_conflict_is_acting_after_a_no() 
     assert value("acted_after_check_said_no", booked({"available": False}, "2025-03-11T16:00:00")) == 1.0
 
 
+def _picked(turn: str, start: str) -> dict[str, Any]:
+    c = Conversation("Book a 45 min debrief with kenji@acme.io on Monday, January 19, 12:00 PM CT.")
+    c.call("check_availability", {"emails": ["kenji@acme.io"]}, {"available": False})
+    c.say(
+        "Kenji is busy then. I could do Monday Jan 19 at 12:30 PM CT or Tuesday Jan 20 at 12:00 PM CT instead — which works?"
+    )
+    c.user(turn)
+    c.call("check_availability", {"emails": ["kenji@acme.io"]}, {"available": True})
+    c.call(
+        "create_event", {"attendees": ["kenji@acme.io"], "start": start, "duration_minutes": 45}, {"ok": True}
+    )
+    return c.trace("Booked.")
+
+
+def test_the_option_a_user_picks_is_what_they_asked_for_and_a_check_asked_again_may_say_yes() -> None:
+    assert (
+        value("action_conflicts_request", _picked("The first option, please.", "2026-01-19T12:30:00-06:00"))
+        == 0.0
+    )
+    assert (
+        value("action_conflicts_request", _picked("The first option, please.", "2026-01-20T12:00:00-06:00"))
+        == 1.0
+    )
+    assert (
+        value("action_conflicts_request", _picked("The second one works.", "2026-01-20T12:00:00-06:00"))
+        == 0.0
+    )
+    assert (
+        value("acted_after_check_said_no", _picked("The first option, please.", "2026-01-19T12:30:00-06:00"))
+        == 0.0
+    )
+
+
+def test_an_end_time_and_an_instant_in_another_zone_are_no_unasked_times() -> None:
+    c = Conversation("Set up a 15 min review with sofia@acme.io on Friday, February 20 at 9am Berlin time.")
+    args = {
+        "start_utc": "2026-02-20T08:00:00Z",
+        "end_utc": "2026-02-20T08:15:00Z",
+        "invitees": ["sofia@acme.io"],
+    }
+    booked = c.call("schedule_meeting", args, {"created": True}).trace("Booked for 9:00 Berlin time.")
+    assert value("action_value_not_asked", booked) == 0.0
+    c2 = Conversation("Set up a 15 min review with sofia@acme.io on Friday, February 20 at 9am.")
+    wrong = c2.call("schedule_meeting", {"date": "2026-02-20", "time": "11:00"}, {"created": True}).trace(
+        "Booked."
+    )
+    assert value("action_value_not_asked", wrong) == 1.0
+
+
 def _refund(lookup: Any, amount: float, order: str = "ORD-1042", today: str = "2025-06-20") -> dict[str, Any]:
     system = f"Refunds only within 30 days of delivery and never above the amount paid. Today is {today}."
     c = Conversation("Please refund ORD-1042, it arrived broken.", system)

@@ -1143,7 +1143,7 @@ def _spans_in_user_zone(trace: dict, call: dict, span: list) -> list:
 
 def acted_after_check_said_no(trace: dict) -> float:
     """A check said no (a conflict, unavailable, a busy slot at that time, nothing found), and an action followed anyway."""
-    refused = False
+    refused: set = set()  # the checks whose last word was no: asking the same check again may say yes
     busy: list = []
     free: list = []
     for e in _timeline(trace):
@@ -1162,8 +1162,11 @@ def acted_after_check_said_no(trace: dict) -> float:
             continue
         if not _call_failed(call):
             result = call.get("result")
+            name = str(call.get("name") or "")
             if _says_no(result):
-                refused = True
+                refused.add(name)
+            else:
+                refused.discard(name)
             busy += _spans(result, _BUSY_KEY_RE)
             free += _spans(result, _FREE_KEY_RE)
     return 0.0
@@ -1348,6 +1351,11 @@ _COUNT_KEY_RE = re.compile(
 )
 
 
+_END_KEY_RE = re.compile(r"(^|[_\W])(end|ends|until|to|finish|stop|max)([_\W]|$)", re.I)
+_ZONE_KEY_RE = re.compile(r"(^|[_\W])(tz|timezone|time_zone|zone)([_\W]|$)", re.I)
+_ZONED_TIME_RE = re.compile(r"\d{2}:\d{2}(:\d{2}(\.\d+)?)?\s*(Z|[+-]\d{2}:?\d{2})(?![\d:])")
+
+
 def action_value_not_asked(trace: dict) -> float:
     """A date, a time, a head count or a class (room, cabin, car) in the last action that is none of the
     values of that kind in the user's latest turn naming that kind: judged value by value, so a wrong
@@ -1374,6 +1382,7 @@ def action_value_not_asked(trace: dict) -> float:
             if x.startswith("w:") and x[2:] in _CATEGORY_OF:
                 seen.setdefault(_CATEGORY_OF[x[2:]], set()).add(x)
         categories.update(seen)
+    zoned = any(_ZONE_KEY_RE.search(key) for key, _ in _arg_values(action))
     for key, leaf in _arg_values(action):
         if isinstance(leaf, bool):
             continue
@@ -1385,6 +1394,8 @@ def action_value_not_asked(trace: dict) -> float:
         text = str(leaf)
         for x in _entities(text, False):
             kind = _entity_kind(x)
+            if kind == "time" and (_END_KEY_RE.search(key) or _ZONED_TIME_RE.search(text) or zoned):
+                continue  # an end follows from the length; an instant in a zone is action_conflicts_request's
             if (
                 kind in ("date", "time")
                 and kind in wanted

@@ -24,6 +24,8 @@ from agenteval.eval_generator.synthesizer._trace_access import (
 )
 from agenteval.eval_generator.synthesizer._values import (
     _CATEGORY_OF,
+    _DAYS,
+    _MONTHS,
     _STOP_CAPS,
     _STOPWORDS,
     _canon_number,
@@ -137,7 +139,8 @@ def _superseded(trace: dict) -> list:
         for word in re.findall(
             r"(?<![.!?;:\u2014\u2013-]\s)(?<![.!?;:\u2014\u2013-])(?<!^)\b[A-Z][a-z]{2,}\b", text.strip()
         ):
-            if word.lower() not in _STOP_CAPS and word.lower() not in _STOPWORDS:
+            low = word.lower()
+            if low not in _STOP_CAPS and low not in _STOPWORDS and low not in _DAYS and low not in _MONTHS:
                 slots.setdefault("w:" + _stem(word), set()).add("proper")
     for text in users:
         # "a hotel in midtown" then "a hotel in the university district": what follows the same
@@ -153,6 +156,23 @@ def _superseded(trace: dict) -> list:
         current = _turn_tokens(_RETRACTED_RE.sub(" ", users[k]))
         later = set().union(*(_turn_tokens(t) for t in users[k + 1 :])) if k + 1 < len(users) else set()
         new = current - before
+        if _REVERT_RE.search(users[k]):
+            # "never mind, go back to Wicker Park": what was said first is restored, and what a
+            # turn in between put in its place is the value replaced now.
+            turns = [_turn_tokens(t) for t in users[:k]]
+            for restored in current & before:
+                first = next(i for i, t in enumerate(turns) if restored in t)
+                between = set().union(*(t - turns[first] for t in turns[first + 1 :]))
+                if restored in set().union(*turns[first + 1 :]):
+                    continue  # said again in between: kept all along, not restored
+                replaced = set()
+                for x in between - current:
+                    if _entity_kind(x) != _entity_kind(restored):
+                        continue
+                    if _entity_kind(x) != "w" or _slot_of(x, slots) & _slot_of(restored, slots):
+                        replaced.add(x)
+                if replaced:
+                    out.append([replaced, {restored}])
         if not new:
             continue
         # "white instead of sage", "scratch the minivan": the turn itself names what it replaces.
