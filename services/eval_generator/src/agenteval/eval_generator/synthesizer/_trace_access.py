@@ -227,58 +227,7 @@ def _read_timeline(trace: dict) -> list:
         for c in _as_list(trace.get("tool_calls")):
             if isinstance(c, dict):
                 events.append({"kind": "call", "call": _read_call(c)})
-    _resolve_picks(events)
     return events
-
-
-# "The first option, please", "the later one": a turn that picks among the options the assistant
-# just offered means that option's values.
-_PICK_RE = re.compile(
-    r"\b(?:the\s+)?(first|1st|second|2nd|third|3rd|last|latter|former|earlier|later)\b"
-    r"(?:\s+(?:one|option|slot|time|choice|alternative|suggestion))?|\boption\s*([1-3abc])\b",
-    re.I,
-)
-_PICK_INDEX = {"first": 0, "1st": 0, "former": 0, "earlier": 0, "second": 1, "2nd": 1, "third": 2, "3rd": 2}
-_SENTENCE_END_RE = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
-_LIST_ITEM_RE = re.compile(r"(?m)^\s*(?:\d+[.)]|[-*\u2022]|\([a-c1-3]\))\s+(.+)$")
-
-
-def _options(text: str) -> list:
-    """The options an assistant message offers: list items, else the parts of its last "A or B"
-    sentence, else the parts of a "...: A; B; C" enumeration."""
-    items = _LIST_ITEM_RE.findall(text)
-    if len(items) >= 2:
-        return items
-    sentences = _SENTENCE_END_RE.split(text)
-    for sentence in reversed(sentences):
-        parts = re.split(r"\s+or\s+|;\s*", sentence)
-        if len(parts) >= 2:
-            _, sep, first = parts[0].rpartition(": ")
-            if sep:
-                parts[0] = first
-            return parts
-    return []
-
-
-def _resolve_picks(events: list) -> None:
-    offered: list = []
-    for e in events:
-        if e["kind"] != "msg":
-            continue
-        if e["role"] == "assistant":
-            offered = _options(e["text"])
-            continue
-        if e["role"] != "user" or not offered:
-            continue
-        m = _PICK_RE.search(e["text"])
-        if m is None or re.search(r"\d{2}|\d\s*(am|pm)", e["text"], re.I) or len(e["text"]) > 200:
-            continue
-        word = (m.group(1) or m.group(2) or "").lower()
-        index = _PICK_INDEX.get(word, "abc".find(word) if word in "abc" else -1)
-        if word.isdigit():
-            index = int(word) - 1
-        if -len(offered) <= index < len(offered):
-            e["text"] = e["text"] + " (" + offered[index].strip() + ")"
 
 
 def _tool_calls(trace: dict) -> list:

@@ -56,6 +56,9 @@ _RETRACTED_RE = re.compile(
 )
 
 
+# Of those, the words that take a value back ("from Boston", "change the date" do not).
+_STRONG_RETRACTION_RE = re.compile(r"(not|instead of|rather than|no longer|scratch|forget|drop|skip)\b", re.I)
+
 _FRAME_RE = re.compile(
     r"\b([A-Za-z]{3,})\s+(in|at|near|around|on|by|from|to)\s+(?:the\s+)?([A-Za-z][\w-]*(?:\s+(?!and\b|or\b|but\b)[a-z][\w-]*)?)",
 )
@@ -176,7 +179,13 @@ def _superseded(trace: dict) -> list:
         if not new:
             continue
         # "white instead of sage", "scratch the minivan": the turn itself names what it replaces.
-        retracted = set().union(*(_turn_tokens(m.group(0)) for m in _RETRACTED_RE.finditer(users[k])))
+        retracted = set().union(
+            *(
+                _turn_tokens(m.group(0))
+                for m in _RETRACTED_RE.finditer(users[k])
+                if _STRONG_RETRACTION_RE.match(m.group(0))
+            )
+        )
         kinds = {_entity_kind(x) for x in new}
         marked = bool(_CORRECTION_RE.search(users[k]))
         # "switch the area to X": X describes what the key the turn names describes.
