@@ -197,6 +197,23 @@ def test_an_end_time_and_an_instant_in_another_zone_are_no_unasked_times() -> No
     assert value("action_value_not_asked", wrong) == 1.0
 
 
+def _invite(request: str, invitees: list[str]) -> dict[str, Any]:
+    c = Conversation(request)
+    args = {"start": "2026-02-11T13:00:00+05:30", "duration_minutes": 30, "guests": invitees}
+    return c.call("calendar_create_event", args, {"status": "confirmed"}).trace("Booked.")
+
+
+def test_the_place_that_names_a_clock_is_no_invitee_and_an_address_on_the_surname_is_that_person() -> None:
+    request = "Please schedule our sync this coming Wednesday at 1pm (IST (India)) — invite Chloe Nair and Kenji Okafor."
+    both = ["chloe.nair@tallowby.net", "kokafor@tallowby.net"]
+    assert value("user_names_missing_from_action", _invite(request, both)) == 0.0
+    assert value("user_names_missing_from_action", _invite(request, ["chloe.nair@tallowby.net"])) >= 1.0
+    berlin = "Can you book Chloe Nair at 3 in the afternoon Berlin time?"
+    assert value("user_names_missing_from_action", _invite(berlin, ["chloe.nair@tallowby.net"])) == 0.0
+    # Another person with the same first name is not the one asked for.
+    assert value("user_names_missing_from_action", _invite(berlin, ["chloe.brenner@tallowby.net"])) >= 1.0
+
+
 def _refund(lookup: Any, amount: float, order: str = "ORD-1042", today: str = "2025-06-20") -> dict[str, Any]:
     system = f"Refunds only within 30 days of delivery and never above the amount paid. Today is {today}."
     c = Conversation("Please refund ORD-1042, it arrived broken.", system)

@@ -1233,13 +1233,24 @@ _NAME_CHANGE_RE = re.compile(
 )
 
 
+# "3pm Berlin time", "Pacific Time", "1pm (IST (India))": a place that says which clock, not a
+# person or a place the action must carry.
+_ZONE_PHRASE_RE = re.compile(
+    r"\b(?:[A-Z]\w*\s+){1,3}[Tt]ime\b|\(\s*[A-Z]{2,5}\b[^()]{0,30}(?:\([^()]{0,30}\))?\s*\)"
+)
+
+
 def _turn_names(text: str) -> list:
-    """The capitalized names in a user turn (a sentence's first word left out), calendar words aside."""
+    """The capitalized names in a user turn, each as its words (a sentence's first word left out),
+    calendar words aside."""
     out = []
+    text = _ZONE_PHRASE_RE.sub(" ", text)
     for sentence in re.split(r"[.!?;:\n]+\s*", text):
         words = sentence.split()
         body = " ".join(words[1:])  # a sentence's first word is capitalized anyway
         for m in _NAME_RE.finditer(body):
+            name: list[str] = []
+            out.append(name)
             for word in m.group(1).replace("-", " ").split():
                 low = word.lower()
                 if low in _STOP_CAPS or len(low) < 3 or (_month_number(low) and len(low) <= 4):
@@ -1248,8 +1259,8 @@ def _turn_names(text: str) -> list:
                     continue
                 if "".join(sorted(low)) in _CALENDAR_ANAGRAMS:
                     continue  # "Wedensday", "Febraury": a day or a month typed in a hurry
-                out.append(low)
-    return out
+                name.append(low)
+    return [name for name in out if name]
 
 
 _NAMED_EMAIL_RE = re.compile(
@@ -1301,15 +1312,22 @@ def user_names_missing_from_action(trace: dict) -> float:
     args += " " + " ".join(
         name for email, name in owners.items() if email in args
     )  # an invitee's email is them
+    # "Kenji Okafor" invited as kokafor@...: an address built on the surname is that person.
+    locals_ = [m.group(1) for m in re.finditer(r"([\w.+-]+)@[\w-]+(\.[\w-]+)+", args)]
     missing = 0
     named: list[list] = []
     for text in _user_turns(trace):
         for m in re.finditer(r"[\w.+-]+@[\w-]+(\.[\w-]+)+", text):
             missing += m.group(0).lower() not in args
-        names = _turn_names(re.sub(r"[\w.+-]+@[\w-]+(\.[\w-]+)+", " ", text))
-        if names and named and _NAME_CHANGE_RE.search(text):
+        names = [
+            name
+            for name in _turn_names(re.sub(r"[\w.+-]+@[\w-]+(\.[\w-]+)+", " ", text))
+            if not (len(name) > 1 and len(name[-1]) >= 4 and any(name[-1] in local for local in locals_))
+        ]
+        words = [n for name in names for n in name]
+        if words and named and _NAME_CHANGE_RE.search(text):
             named = [[n for n in earlier if n in args] for earlier in named]
-        named.append(names)
+        named.append(words)
     return float(missing + sum(1 for names in named for n in names if n not in args))
 
 
