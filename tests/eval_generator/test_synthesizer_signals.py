@@ -214,6 +214,43 @@ def test_the_place_that_names_a_clock_is_no_invitee_and_an_address_on_the_surnam
     assert value("user_names_missing_from_action", _invite(berlin, ["chloe.brenner@tallowby.net"])) >= 1.0
 
 
+def _after_busy(busy_start: str, busy_end: str, start: str, turn: str | None = None) -> dict[str, Any]:
+    c = Conversation("Vendor call with nadia@acme.io on Sunday, February 1 1:00 PM India time, 45 mins.")
+    busy = {"busy": [{"attendee": "nadia@acme.io", "start": busy_start, "end": busy_end}]}
+    c.call("find_conflicts", {"invitees": ["nadia@acme.io"], "from": "2026-02-01T13:00:00+05:30"}, busy)
+    if turn:
+        c.say(
+            "Nadia is busy then. I could do Sun Feb 1 at 2:00 PM India time or Mon Feb 2 at 1:00 PM India time?"
+        )
+        c.user(turn)
+    args = {"start_utc": start, "duration_minutes": 45, "attendees": ["nadia@acme.io"]}
+    return c.call("schedule_meeting", args, {"created": True}).trace("Booked.")
+
+
+def test_busy_blocks_and_bookings_written_in_different_zones_are_compared_as_instants() -> None:
+    # 13:30-14:30 in Tokyo is 10:00-11:00 in India: a 13:00 IST (07:30Z) booking is clear of it...
+    clear = _after_busy("2026-02-01T13:30:00+09:00", "2026-02-01T14:30:00+09:00", "2026-02-01T07:30:00Z")
+    assert value("acted_after_check_said_no", clear) == 0.0
+    assert value("action_conflicts_request", clear) == 0.0  # "India time" is the user's clock
+    # ...and a booking at 04:30Z sits in it.
+    over = _after_busy("2026-02-01T13:30:00+09:00", "2026-02-01T14:30:00+09:00", "2026-02-01T04:30:00Z")
+    assert value("acted_after_check_said_no", over) == 1.0
+
+
+def test_told_no_the_user_may_pick_another_time_and_a_zone_after_a_time_is_no_person() -> None:
+    booked = _after_busy(
+        "2026-02-01T13:00:00+05:30", "2026-02-01T14:00:00+05:30", "2026-02-01T08:30:00Z", "first one works"
+    )
+    assert value("acted_after_check_said_no", booked) == 0.0
+    c = Conversation("Launch retro with Ben Haddad, on the 13th (Fri) 1:00 PM Eastern, 30 mins.")
+    retro = c.call(
+        "create_event",
+        {"starts_at": "2026-02-13T18:00:00Z", "attendees": ["ben.haddad@acme.io"]},
+        {"ok": True},
+    )
+    assert value("user_names_missing_from_action", retro.trace("Booked.")) == 0.0
+
+
 def _refund(lookup: Any, amount: float, order: str = "ORD-1042", today: str = "2025-06-20") -> dict[str, Any]:
     system = f"Refunds only within 30 days of delivery and never above the amount paid. Today is {today}."
     c = Conversation("Please refund ORD-1042, it arrived broken.", system)

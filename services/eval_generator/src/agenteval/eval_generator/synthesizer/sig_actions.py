@@ -103,12 +103,42 @@ _ZONE_OFFSETS = {
     "sydney": 10,
     "melbourne": 10,
     "auckland": 12,
+    # Countries and places said as "India time", "UK time", "2pm Boston time".
+    "uk": 0,
+    "india": 5.5,
+    "japan": 9,
+    "korea": 9,
+    "china": 8,
+    "beijing": 8,
+    "germany": 1,
+    "france": 1,
+    "spain": 1,
+    "italy": 1,
+    "boston": -5,
+    "miami": -5,
+    "atlanta": -5,
+    "vancouver": -8,
+    "phoenix": -7,
+    "honolulu": -10,
+    "hawaii": -10,
+    "sao paulo": -3,
+    "mexico city": -6,
+    "cairo": 2,
+    "johannesburg": 2,
+    "nairobi": 3,
+    "istanbul": 3,
+    "bangkok": 7,
+    "jakarta": 7,
+    "manila": 8,
+    "perth": 8,
+    "brisbane": 10,
 }
 # Zones whose clocks move in summer: a written offset may be one hour more.
 _DST_ZONES = frozenset(
     "et eastern ct central mt mountain pt pacific new_york new york toronto chicago denver los_angeles "
     "los angeles san francisco seattle london dublin lisbon paris berlin madrid rome amsterdam stockholm "
-    "zurich athens helsinki cet sydney melbourne auckland".split()
+    "zurich athens helsinki cet sydney melbourne auckland uk germany france spain italy boston miami atlanta "
+    "vancouver".split()
 )
 _ZONE_WORD_RE = re.compile(
     r"\b("
@@ -258,13 +288,52 @@ def _with_dates(text: str, today: int | None, earlier: str = "") -> str:
 
 def _user_turns(trace: dict) -> list:
     """The user's turns, each with the dates it names relative to today written out (a stay's new
-    length counted from a start date an earlier turn gave)."""
+    length counted from a start date an earlier turn gave), and a pick among the times the
+    assistant offered ("the first option, please") with that option's words."""
     today = _today(trace)
     out: list[str] = []
+    offered: list = []
     for e in _timeline(trace):
-        if e["kind"] == "msg" and e["role"] == "user":
-            out.append(_with_dates(e["text"], today, "\n".join(out)))
+        if e["kind"] == "msg" and e["role"] == "assistant":
+            offered = _time_options(e["text"])
+        elif e["kind"] == "msg" and e["role"] == "user":
+            out.append(_with_dates(e["text"] + _picked(e["text"], offered), today, "\n".join(out)))
     return out
+
+
+# "The first option, please", "the later one", "option 2".
+_PICK_RE = re.compile(
+    r"\b(?:the\s+)?(first|1st|second|2nd|third|3rd|last|latter|former|earlier|later)\b"
+    r"(?:\s+(?:one|option|slot|time|choice|alternative|suggestion))?|\boption\s*([1-3abc])\b",
+    re.I,
+)
+_PICK_INDEX = {"first": 0, "1st": 0, "former": 0, "earlier": 0, "second": 1, "2nd": 1, "third": 2, "3rd": 2}
+
+
+def _time_options(text: str) -> list:
+    """The times an assistant message offers to choose from: its list items, else the parts of its
+    last "A or B" sentence, when every one of them names a time."""
+    items = re.findall(r"(?m)^\s*(?:\d+[.)]|[-*\u2022])\s+(.+)$", text)
+    if len(items) < 2:
+        items = []
+        for sentence in reversed(re.split(r"(?<=[.!?])\s+(?=[A-Z])", text)):
+            parts = re.split(r"\s+or\s+", sentence)
+            if len(parts) >= 2:
+                items = parts
+                break
+    return items if items and all(_clock_times(item) for item in items) else []
+
+
+def _picked(text: str, offered: list) -> str:
+    """The offered option a short turn without a time of its own picks, as words to add to it."""
+    m = _PICK_RE.search(text) if offered and len(text) <= 200 and not _clock_times(text) else None
+    if m is None:
+        return ""
+    word = (m.group(1) or m.group(2) or "").lower()
+    index = (
+        int(word) - 1 if word.isdigit() else _PICK_INDEX.get(word, "abc".find(word) if word in "abc" else -1)
+    )
+    return " (" + offered[index].strip() + ")" if -len(offered) <= index < len(offered) else ""
 
 
 def _latest_limit(trace: dict) -> float | None:
@@ -1087,8 +1156,35 @@ def _says_no(result: object) -> bool:
 _FREE_KEY_RE = re.compile(r"free|open|available_slots|slots_free|availability", re.I)
 
 
+_INSTANT_RE = re.compile(
+    r"(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::\d{2}(?:\.\d+)?)?\s*(Z|[+-]\d{2}:?\d{2})(?![\d:])", re.I
+)
+
+
+def _instant(text: str) -> float | None:
+    """Minutes since 1970 (UTC) of a date-time written with its zone ("2026-02-01T13:30:00+09:00")."""
+    m = _INSTANT_RE.search(text)
+    if m is None:
+        return None
+    y, mo, d, h, mi, zone = (
+        int(m.group(1)),
+        int(m.group(2)),
+        int(m.group(3)),
+        int(m.group(4)),
+        int(m.group(5)),
+        m.group(6),
+    )
+    if not (1 <= mo <= 12 and 1 <= d <= 31):
+        return None
+    offset = (
+        0 if zone.upper() == "Z" else (int(zone[1:3]) * 60 + int(zone[-2:])) * (1 if zone[0] == "+" else -1)
+    )
+    return _day_number(y, mo, d) * 1440 + h * 60 + mi - offset
+
+
 def _spans(result: object, key_re: re.Pattern) -> list:
-    """(start, end) minutes of the day of the slots a calendar check listed under matching keys."""
+    """(start, end) minutes of the day of the slots a calendar check listed under matching keys,
+    each with its (start, end) instants when the check wrote them with a zone (else None)."""
     spans: list = []
     for key, leaf in _keyed_leaves(result):
         if not key_re.search(key):
@@ -1097,11 +1193,16 @@ def _spans(result: object, key_re: re.Pattern) -> list:
         times = _clock_times(str(leaf))
         if not times:
             continue
+        at = _instant(str(leaf))
         if "end" in last or last in ("to", "until", "till"):
             if spans:
                 spans[-1][1] = times[0]
+                if spans[-1][2] is not None and at is not None:
+                    spans[-1][3] = at
         else:
-            spans.append([times[0], times[1] if len(times) > 1 else times[0] + 60])
+            spans.append(
+                [times[0], times[1] if len(times) > 1 else times[0] + 60, at, None if at is None else at + 60]
+            )
     return spans
 
 
@@ -1121,6 +1222,25 @@ def _action_span(call: dict) -> list:
     if start is None:
         return []
     return [start, end if end is not None and end > start else start + minutes]
+
+
+def _action_instants(call: dict, span: list) -> list:
+    """[start, end) instants an action books, when it writes its start with a zone."""
+    start = end = None
+    for key, leaf in _arg_values(call):
+        if not isinstance(leaf, str):
+            continue
+        at = _instant(leaf)
+        if at is None:
+            continue
+        last = key.split(" ")[-1].lower()
+        if "end" in last or last in ("to", "until"):
+            end = at
+        elif start is None:
+            start = at
+    if start is None or not span:
+        return []
+    return [start, end if end is not None and end > start else start + (span[1] - span[0])]
 
 
 def _spans_in_user_zone(trace: dict, call: dict, span: list) -> list:
@@ -1146,7 +1266,13 @@ def acted_after_check_said_no(trace: dict) -> float:
     refused: set = set()  # the checks whose last word was no: asking the same check again may say yes
     busy: list = []
     free: list = []
+    offered: list = []
     for e in _timeline(trace):
+        if e["kind"] == "msg" and e["role"] == "assistant":
+            offered = _time_options(e["text"])
+        elif e["kind"] == "msg" and e["role"] == "user" and refused:
+            if _clock_times(e["text"]) or _picked(e["text"], offered):
+                refused.clear()  # told no, the user chose another time: the no was about the first one
         if e["kind"] != "call":
             continue
         call = e["call"]
@@ -1155,9 +1281,14 @@ def acted_after_check_said_no(trace: dict) -> float:
                 return 1.0
             span = _action_span(call)
             spans = [span, *_spans_in_user_zone(trace, call, span)] if span else []
-            if any(a < sp[1] and sp[0] < b for sp in spans for a, b in busy):
-                return 1.0  # overlaps a busy slot the check listed
-            if span and free and not any(a <= span[0] and span[1] <= b for a, b in free):
+            at = _action_instants(call, span)
+            for a, b, start, end in busy:
+                if at and start is not None:
+                    if start < at[1] and at[0] < end:  # both written with zones: compare instants
+                        return 1.0
+                elif any(a < sp[1] and sp[0] < b for sp in spans):
+                    return 1.0  # overlaps a busy slot the check listed
+            if span and free and not any(a <= span[0] and span[1] <= b for a, b, _, _ in free):
                 return 1.0  # outside every free slot the check listed
             continue
         if not _call_failed(call):
@@ -1240,11 +1371,17 @@ _ZONE_PHRASE_RE = re.compile(
 )
 
 
+# "1:00 PM Eastern", "9am Tokyo": the zone a time is in.
+_ZONE_AFTER_TIME_RE = re.compile(
+    r"(\d(?:\s*[ap]\.?m\.?)?)\s+(?:" + _ZONE_WORD_RE.pattern[3:-3] + r")\b", re.I
+)
+
+
 def _turn_names(text: str) -> list:
     """The capitalized names in a user turn, each as its words (a sentence's first word left out),
     calendar words aside."""
     out = []
-    text = _ZONE_PHRASE_RE.sub(" ", text)
+    text = _ZONE_PHRASE_RE.sub(" ", _ZONE_AFTER_TIME_RE.sub(r"\1", text))
     for sentence in re.split(r"[.!?;:\n]+\s*", text):
         words = sentence.split()
         body = " ".join(words[1:])  # a sentence's first word is capitalized anyway
