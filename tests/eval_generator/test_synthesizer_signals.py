@@ -274,6 +274,45 @@ def test_refund_policy_window_reads_the_delivery_date_the_policy_names() -> None
     )
 
 
+def _refund_of(system: str, lookups: dict[str, Any], order: str, args: dict[str, Any]) -> dict[str, Any]:
+    c = Conversation("I placed two orders; refund the jacket please.", system)
+    for order_id, record in lookups.items():
+        c.call("fetch_purchase", {"purchase_id": order_id}, record)
+    return c.call("refund_payment", {"purchase_id": order, **args}, {"ok": True}).trace("Refunded.")
+
+
+def test_refund_amounts_in_cents_shipping_kept_out_and_each_order_judged_by_its_own_record() -> None:
+    rules = "Refunds within 30 days of delivery, never above the amount paid."
+    no_shipping = rules + " Shipping fees are non-refundable: the maximum refund is the merchandise subtotal."
+    order = {"W1": {"order_id": "W1", "amount_paid": 140.95, "subtotal": 136.0, "shipping": 4.95}}
+    assert (
+        value("action_amount_exceeds_source", _refund_of(rules, order, "W1", {"amount_cents": 14095})) == 0.0
+    )
+    assert (
+        value("action_amount_exceeds_source", _refund_of(rules, order, "W1", {"amount_cents": 14595})) == 1.0
+    )
+    assert (
+        value("action_amount_exceeds_source", _refund_of(no_shipping, order, "W1", {"amount_cents": 14095}))
+        == 1.0
+    )
+    assert (
+        value("action_amount_exceeds_source", _refund_of(no_shipping, order, "W1", {"amount_cents": 13600}))
+        == 0.0
+    )
+    two = {
+        "W6347290": {"order_id": "W6347290", "total": {"amount": 436.0, "currency": "USD"}},
+        "W7184611": {"order_id": "W7184611", "total": {"amount": 144.95, "currency": "USD"}},
+    }
+    assert (
+        value("action_amount_exceeds_source", _refund_of(rules, two, "W6347290", {"refund_amount": 436.0}))
+        == 0.0
+    )
+    assert (
+        value("action_amount_exceeds_source", _refund_of(rules, two, "W7184611", {"refund_amount": 436.0}))
+        == 1.0
+    )
+
+
 def test_refund_above_what_was_paid_counts_the_discount() -> None:
     discounted = {"order_id": "ORD-1042", "price": 100.0, "discount": 20.0, "delivered_on": "2025-06-10"}
     assert value("action_amount_exceeds_source", _refund(discounted, 100.0)) == 1.0

@@ -11,6 +11,7 @@ import re
 from agenteval.eval_generator.synthesizer._trace_access import (
     _call_args,
     _call_failed,
+    _instructions_text,
     _is_action,
     _keyed_leaves,
     _leaf_text,
@@ -624,7 +625,7 @@ def _money_leaves(value: object) -> list:
             and "budget" not in last
             and "limit" not in last
         ):
-            out.append(float(number))
+            out.append(_in_units(last, float(number)))
     return out
 
 
@@ -831,40 +832,74 @@ def _money_number(leaf: object) -> float | None:
     return None
 
 
-def _reference_amount(leaves: list) -> float | None:
-    """What a record shows was paid: a paid amount, else the total or price less any discount."""
+def _in_units(key: str, value: float) -> float:
+    """An amount in whole currency units: "amount_cents": 21099 is 210.99 (the key says so; an
+    amount under any other key is taken as written)."""
+    return value / 100 if re.search(r"cents|minor", key) else value
+
+
+# "Shipping fees are non-refundable", "cap refunds at the item subtotal (before shipping)".
+_NO_SHIPPING_RE = re.compile(
+    r"\bshipping\b[^.]{0,40}\b(non-?refundable|not refund\w*|never refund\w*|excluded|isn't refund\w*)|"
+    r"\b(excluding|exclude|minus|less|before|without)\s+(the\s+)?shipping\b|\bitem subtotal\b|merchandise subtotal",
+    re.I,
+)
+
+
+def _reference_amount(leaves: list, no_shipping: bool = False) -> float | None:
+    """What a record shows was paid: a paid amount, else the total or price less any discount;
+    when the rules keep shipping out of refunds, the subtotal (or what was paid less shipping)."""
     paid = []
     totals = []
     discounts = []
+    subtotals = []
+    shipping = []
     for key, leaf in leaves:
         last = key.split(" ")[-1].lower() if key else ""
         value = _money_number(leaf)
         if value is None:
             continue
+        value = _in_units(last, value)
+        if "subtotal" in last:
+            subtotals.append(value)
+        elif "shipping" in last or "delivery_fee" in last or "postage" in last:
+            shipping.append(value)
         if any(k in last for k in _PAID_KEYS):
             paid.append(value)
         elif "discount" in last or "coupon" in last or "promo" in last:
             discounts.append(value)
         elif any(k in last for k in _TOTAL_KEYS) and "tax" not in last and "shipping" not in last:
             totals.append(value)
+    if no_shipping and subtotals:
+        return max(subtotals)
+    less = max(shipping) if no_shipping and shipping else 0.0
     if paid:
-        return max(paid)
+        return max(paid) - less
     if totals:
-        return max(totals) - (sum(discounts) if 0 < sum(discounts) < max(totals) else 0.0)
+        return max(totals) - (sum(discounts) if 0 < sum(discounts) < max(totals) else 0.0) - less
     return None
 
 
 def action_amount_exceeds_source(trace: dict) -> float:
     """An action moves more money than the record it acted on shows (paid, else total or price)."""
     lookups: list = []
+    no_shipping = bool(_NO_SHIPPING_RE.search(_instructions_text(trace)))
     for e in _timeline(trace):
         if e["kind"] != "call":
             continue
         call = e["call"]
         if _is_action(call) and lookups:
             reference = None
-            for result in reversed(lookups):  # the latest lookup that shows an amount
-                reference = _reference_amount(_record_leaves(result, call))
+            # The latest lookup that shows an amount, of the record the action names if one does
+            # (two orders looked up one after the other: the refund is judged by its own).
+            named = {
+                str(v).strip().lower()
+                for _, v in _arg_values(call)
+                if isinstance(v, str) and len(str(v)) >= 3
+            }
+            own = [r for r in lookups if named & {str(v).strip().lower() for _, v in _keyed_leaves(r)}]
+            for result in reversed(own or lookups):
+                reference = _reference_amount(_record_leaves(result, call), no_shipping)
                 if reference is not None:
                     break
             if reference is not None and any(a > reference + 0.005 for a in _money_leaves(_call_args(call))):
