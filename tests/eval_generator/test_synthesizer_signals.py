@@ -668,6 +668,26 @@ def test_a_chosen_name_that_carries_the_asked_kind_is_not_another_value_of_it() 
     assert value("final_choice_contradicts_request", booked) == 0.0
 
 
+def test_a_time_of_day_asked_for_is_followed_by_a_departure_in_it() -> None:
+    first = {
+        "options": [{"fare_id": "FA48413", "departs": "10:45"}, {"fare_id": "FA44212", "departs": "09:00"}]
+    }
+    later = {
+        "options": [{"fare_id": "FA55895", "departs": "13:50"}, {"fare_id": "FA44121", "departs": "13:05"}]
+    }
+
+    def booked(fare: str) -> dict[str, Any]:
+        c = Conversation("A one-way flight from SEA to ORD on 13 February, leaving in the morning.")
+        c.call("find_flights", {"from": "SEA", "to": "ORD"}, first).user(
+            "Actually, afternoon instead of morning."
+        )
+        c.call("find_flights", {"from": "SEA", "to": "ORD"}, later)
+        return c.call("purchase_ticket", {"fare_id": fare}, {"booking_ref": "7V4R8Z"}).trace("Done!")
+
+    assert value("latest_instruction_ignored", booked("FA44121")) == 0.0
+    assert value("acted_on_superseded_instruction", booked("FA44212")) == 1.0
+
+
 def test_what_follows_the_same_words_describes_the_same_thing() -> None:
     c = Conversation("Book a hotel in midtown for 2025-04-11.").user(
         "On second thought a hotel in the university district."

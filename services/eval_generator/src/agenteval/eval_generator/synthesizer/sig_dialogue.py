@@ -97,7 +97,22 @@ def _final_choice_tokens(trace: dict) -> set:
     for item in items:
         # What the action picked by id carries that item's attributes (colour, size, area...).
         tokens |= _leaf_tokens(item)
-    return tokens | {"lim:" + x[4:] for x in tokens if x.startswith("num:")}
+    return tokens | {"lim:" + x[4:] for x in tokens if x.startswith("num:")} | _dayparts(tokens)
+
+
+# A departure at 13:05 is in the afternoon: what "afternoon instead of morning" asks of it.
+_DAYPARTS = (("morning", 5, 12), ("afternoon", 12, 17), ("evening", 17, 21), ("night", 21, 29))
+
+
+def _dayparts(tokens: set) -> set:
+    out = set()
+    for x in tokens:
+        if x.startswith("time:") and re.fullmatch(r"\d{1,2}:\d{2}", x[5:]):
+            hour = int(x[5:].split(":")[0])
+            for name, start, end in _DAYPARTS:
+                if start <= hour < end or start <= hour + 24 < end:
+                    out.add("w:" + _stem(name))
+    return out
 
 
 def _question_words(text: str) -> set:
