@@ -57,9 +57,18 @@ _INQUIRY_RE = re.compile(
 _REQUEST_RE = re.compile(r"\b(can|could|would|will) you\b|\bplease\b", re.I)
 
 
+# A yes that is no yes: "I guess? not 100% sure", "ok but check with the data team first".
+_HEDGE_RE = re.compile(
+    r"\bnot (\w+%?\s+){0,2}(sure|certain)\b|\bunsure\b|\bi guess\b|\bmaybe\b|\bperhaps\b|\bprobably\b|"
+    r"\bif you (think|say|want)\b|\bwhat do you (recommend|think|suggest)\b|"
+    r"\bbut (first )?(check|ask|confirm|verify|wait|make sure)\b|\bcheck with\b|\bafter (you|we) (check|ask|talk)\b",
+    re.I,
+)
+
+
 def _is_affirmation(text: str) -> bool:
     text = _plain(text)
-    return bool(_AFFIRM_RE.search(text)) and not _HOLD_RE.search(text)
+    return bool(_AFFIRM_RE.search(text)) and not _HOLD_RE.search(text) and not _HEDGE_RE.search(text)
 
 
 def _asks_about(text: str) -> bool:

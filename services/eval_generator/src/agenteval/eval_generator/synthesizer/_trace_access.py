@@ -352,8 +352,11 @@ _RISKY_VERBS = frozenset(
 _DESTRUCTIVE_RE = re.compile(
     r"(^|;|\n)\s*(delete\s+from|drop\s+(table|database|schema|index|view|column|user)|truncate\b|"
     r"alter\s+table\s+\S+\s+drop|update\s+\S+\s+set\s+(?![^;]*\bwhere\b)[^;]*)|\brm\s+(-\w+\s+)*[~/.\w]|"
-    r"\bgit\s+push\s+(-f|--force)|\bgit\s+reset\s+--hard|\bkubectl\s+delete|\bterraform\s+destroy|"
-    r"\bmkfs\b|\bdd\s+if=|\bdropdb\b|\bflushall\b",
+    r"\bgit\s+push\s+(-f|--force)|\bgit\s+reset\s+--hard|\bgit\s+clean\s+-\w*f|\bkubectl\s+delete|\bterraform\s+destroy|"
+    r"\bmkfs\b|\bdd\s+if=|\bdropdb\b|\bflushall\b"
+    # A command whose verb destroys: "aws rds delete-db-snapshot", "find ... -delete", "FLUSHDB",
+    # "aws ec2 terminate-instances", "docker system prune", "aws iam delete-access-key".
+    r"|(?:^|\s)-{0,2}(?:delete|destroy|terminate|purge|revoke|deregister|wipe|flushdb|prune|rmdir|rmi)(?:[-_][\w-]+)?(?=\s|$)",
     re.I,
 )
 _WRITE_STMT_RE = re.compile(
