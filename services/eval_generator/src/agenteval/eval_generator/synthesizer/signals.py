@@ -78,6 +78,8 @@ SIGNALS: tuple[Signal, ...] = tuple(
         sig_outcomes.failure_not_reported,
         sig_outcomes.failure_claimed_over_success,
         sig_outcomes.failure_mishandled,
+        sig_outcomes.reported_counts_differ,
+        sig_outcomes.outcome_misreported,
         # claims against sources
         sig_grounding.unsupported_numbers,
         sig_grounding.unsupported_facts,
