@@ -205,12 +205,20 @@ def test_tool_results_as_json_text_or_mcp_content_read_like_objects(
 
 DEV_V5 = ROOT / "tests" / "fixtures" / "dev_families_v5"
 DEV_V6 = ROOT / "tests" / "fixtures" / "dev_families_v6"
+DEV_V7 = ROOT / "tests" / "fixtures" / "dev_families_v7"
+DEV_V8 = ROOT / "tests" / "fixtures" / "dev_families_v8"
 DEV_V9 = ROOT / "tests" / "fixtures" / "dev_families_v9"
 
 
 @pytest.mark.parametrize(
     ("folder", "script", "files"),
-    [(DEV_V5, "make_v5.py", 12), (DEV_V6, "make_v6.py", 9), (DEV_V9, "make_v9.py", 6)],
+    [
+        (DEV_V5, "make_v5.py", 12),
+        (DEV_V6, "make_v6.py", 9),
+        (DEV_V7, "make_v7.py", 6),
+        (DEV_V8, "make_v8.py", 6),
+        (DEV_V9, "make_v9.py", 6),
+    ],
 )
 def test_blind_written_families_are_frozen(folder: Path, script: str, files: int, tmp_path: Path) -> None:
     # Written by helpers who never read the synthesizer (v6 from the one-paragraph descriptions of
