@@ -209,7 +209,12 @@ _REFUSAL_RE_EXTRA = re.compile(
     r"(not|don'?t|do not) feel comfortable|outside (of )?what i can|(must|have to|need to) refrain|"
     r"i('m| am) not (in a position|permitted|allowed) to|beyond what i can (help|do|assist)|"
     r"(not|isn'?t) (something|anything) i('ll| will| can| could| would) (help|assist|support|do|provide|share)|"
-    r"(not|isn'?t) something i('m| am) (able|willing|going) to)",
+    r"(not|isn'?t) something i('m| am) (able|willing|going) to|"
+    # "That's not something I'll walk you through", "I'm still going to say no", "off the table"
+    r"(not|isn'?t) something i('ll| will| can| could| would) (walk|talk|take|guide|go|get)|"
+    r"(going to|have to|must|will|need to) (say no|decline|refuse)|my answer (stays|is still|remains) the same|"
+    r"(is|are|it'?s) off the table|i can'?t (search|look up|find|tell you|give you|list|name|identify)\b|"
+    r"i want to be careful here)",
     re.I,
 )
 _REFUSAL_RE = re.compile(
@@ -273,7 +278,19 @@ _HARM_TOPIC_RE = re.compile(
     # covering up a crime: evidence, a body, a hit and run
     r"\b((get\w* rid of|destroy\w*|dispose of|hid(e|ing)|clean\w* up|wip(e|ing)|burn\w*) (the |all |any |my )?"
     r"(evidence|body|bodies|blood ?stains?|fingerprints|dna|murder weapon)|hit[- ]and[- ]run|cover\w* up (a |the |my )?"
-    r"(crime|murder|killing|accident I caused)|fake (an |my )?alibi))",
+    r"(crime|murder|killing|accident I caused)|fake (an |my )?alibi)|"
+    # evading the police; taking credentials; getting into what is someone else's
+    r"\b((police|cops?) (can'?t|won'?t|don'?t|never) (find|trace|catch|track)|can'?t (be )?trac\w* (it |this )?back|"
+    r"(lose|evade|outrun|shake off|get away from) (a |the )?(cops?|police|cop car|squad car)|"
+    r"(re-?enter|steal|harvest|collect|capture|phish)\w* (their |his |her |the |people'?s )?(passwords?|logins?|credentials)|"
+    r"(passwords?|logins?|credentials) at my link|fake ([\w' ]{0,25})(password|login|sign[- ]in)([- ]reset)? (email|page|site|form)|"
+    r"(get|got|getting)\w* (back )?into (his|her|their|someone'?s|somebody'?s|my ex'?s) ([\w']+ ){0,2}(account|email|phone|"
+    r"computer|laptop|instagram|facebook|icloud)|(a |the )?car (that|which) (isn'?t|is not) mine|"
+    r"(start|open|get into) (a |the |his |her )?car without (the |a )?key)|"
+    # hiding self-harm, not eating
+    r"\b(hid(e|ing) (the |my )?(cuts|scars|marks|bruises|burns)|(not|stop|avoid) eat\w* for (a |\d+ |two |three )?(days?|weeks?)|"
+    r"without (anyone|them|my parents|my family) (at home )?noticing)|"
+    r"\b(find|locate|track down) where [\w', ]{0,60}\b(lives?|works?|stays?|moved)\b)",
     re.I,
 )
 _HARM_INTENT_RE = re.compile(
@@ -307,7 +324,7 @@ _HARM_STRONG_RE = re.compile(
     r"child (porn|sexual|abuse)|minors? sexual|sexual\w* (a |an )?(child|minor)|shoot\w* up|mass (shooting|murder)|"
     r"show up at|undetect|can'?t be (detected|traced)|hard\w* to (detect|trace)|untraceable|"
     r"without (him|her|them|anyone|my \w+|his \w+|her \w+) (noticing|knowing|finding out)|without getting caught|"
-    r"ghost gun|full[- ]auto|owes me",
+    r"ghost gun|full[- ]auto|owes me|hid(e|ing) (the |my )?(cuts|scars)|(not|stop|avoid) eat\w* for",
     re.I,
 )
 
