@@ -1300,3 +1300,72 @@ def test_an_invitee_written_as_the_email_a_directory_gives_them_is_them() -> Non
     assert value("user_names_missing_from_action", book(["stanaka@helio.dev", "maria.nair@helio.dev"])) == 0.0
     assert value("user_names_missing_from_action", book(["stanaka@helio.dev"])) >= 1.0
     assert value("user_names_missing_from_action", book(["ops@helio.dev", "maria.nair@helio.dev"])) >= 1.0
+
+
+# --- a number of the retrieved text read from the wrong place ---
+
+
+def _docs_answer(question: str, hits: list[dict[str, str]], answer: str) -> dict[str, Any]:
+    return Conversation(question).call("kb_search", {"q": question}, {"hits": hits}).trace(answer)
+
+
+_PLANS = {
+    "title": "Ledgerly › Plans",
+    "text": "Team is $39 per month for up to 5 users with unlimited invoices. Scale is $99 per month "
+    "for up to 25 users and adds SSO.",
+}
+_RATES = {
+    "title": "Beacon › API limits",
+    "text": "The Query API allows 60 requests per minute on Free, 600 on Growth and 6,000 on Enterprise.",
+}
+_SIZES = {
+    "title": "Larch SQL › Storage",
+    "text": "Team instances hold up to 500 GB; Business instances up to 8 TB.",
+}
+_TOKENS = [
+    {"title": "Keystone › Tokens", "text": "Access tokens issued by Keystone are valid for 1 hour."},
+    {"title": "Portcullis › Tokens", "text": "Portcullis access tokens expire after 15 minutes."},
+]
+
+
+def test_a_number_taken_from_another_plan_or_unit_is_misplaced_and_the_right_one_is_not() -> None:
+    ask = "How many users can be on Ledgerly Scale?"
+    assert value("misplaced_numbers", _docs_answer(ask, [_PLANS], "Scale allows up to 25 users.")) == 0.0
+    assert value("misplaced_numbers", _docs_answer(ask, [_PLANS], "You can have 5 users on Scale.")) == 1.0
+    # One unit shared down a list: "600 on Growth" is 600 requests, as the question asked.
+    ask = "What's the Query API rate limit on Growth?"
+    growth = "Growth allows 600 requests per minute on the Query API."
+    assert value("misplaced_numbers", _docs_answer(ask, [_RATES], growth)) == 0.0
+    # The right number in the wrong unit, and the same amount said in another unit.
+    ask = "What's the storage limit on Larch SQL Business?"
+    assert value("misplaced_numbers", _docs_answer(ask, [_SIZES], "Business goes up to 8 TB.")) == 0.0
+    assert value("misplaced_numbers", _docs_answer(ask, [_SIZES], "Business goes up to 8 GB.")) == 1.0
+    ask = "How long are Keystone access tokens valid?"
+    assert value("misplaced_numbers", _docs_answer(ask, _TOKENS, "They last 60 minutes.")) == 0.0
+    # A comparison that names the other product takes that product's number rightly.
+    compared = (
+        "Access tokens last 1 hour. For comparison, in Portcullis access tokens expire after 15 minutes."
+    )
+    assert value("misplaced_numbers", _docs_answer(ask, _TOKENS, compared)) == 0.0
+    # Citations, dates and clock times are not amounts.
+    cited = "Scale allows up to 25 users [lg-5283], as of 8 Nov 2023 at 16:00."
+    assert value("misplaced_numbers", _docs_answer("Ledgerly Scale users?", [_PLANS], cited)) == 0.0
+
+
+def test_invented_flags_keys_and_formats_are_unsupported_terms_and_spelled_out_acronyms_are_not() -> None:
+    hits = [
+        {
+            "title": "helix deploy",
+            "text": "Use `--dry-run` to print the planned changes. Point-in-time recovery is available "
+            "on Pro. Reports export as CSV or Parquet.",
+        }
+    ]
+    ask = "How can I preview a helix deploy?"
+    assert value("unsupported_terms", _docs_answer(ask, hits, "Run `helix deploy --dry-run`.")) == 0.0
+    assert value("unsupported_terms", _docs_answer(ask, hits, "Run `helix deploy --plan`.")) == 1.0
+    assert value("unsupported_terms", _docs_answer(ask, hits, "Set `max_connections` first.")) == 1.0
+    assert value("unsupported_terms", _docs_answer(ask, hits, "Exports: CSV, JSON or Excel.")) == 2.0
+    # "PITR" is what the passage writes out; a citation or a sign-off does not start a name.
+    fine = "PITR is on Pro. [1] Hope that helps! (see “Installing helix”) Anything else?"
+    assert value("unsupported_terms", _docs_answer(ask, hits, fine)) == 0.0
+    assert value("unsupported_names", _docs_answer(ask, hits, fine)) == 0.0

@@ -13,6 +13,7 @@ from agenteval.eval_generator.synthesizer._trace_access import (
     _call_args,
     _call_failed,
     _is_action,
+    _last_user_text,
     _leaf_text,
     _tool_calls,
 )
@@ -21,10 +22,13 @@ from agenteval.eval_generator.synthesizer._values import (
     _ID_RE,
     _MONTHS,
     _NUMBER_WORDS,
+    _SCALES,
     _STOP_CAPS,
+    _STOPWORDS,
     _date_entities,
     _numbers,
     _source_text,
+    _stem,
     _supported,
 )
 from agenteval.eval_generator.synthesizer.sig_actions import (
@@ -48,6 +52,15 @@ def _is_id(token: str) -> bool:
     return len(token) >= 4 and bool(re.search(r"[a-z]", token, re.I)) and bool(re.search(r"\d", token))
 
 
+def _without_versions(text: str) -> str:
+    return _VERSION_RE.sub(lambda m: " " if m.group(1).count(".") >= 2 else m.group(0), text)
+
+
+def _without_ids(text: str) -> str:
+    """The text with its ids blanked: an id's digits are part of the id, not a number of their own."""
+    return _ID_RE.sub(lambda m: " " if _is_id(m.group(0).lstrip("#")) else m.group(0), text)
+
+
 def _unsupported_facts(trace: dict) -> list:
     """[facts stated, unsupported numbers over 10, other unsupported facts] of the answer.
 
@@ -58,16 +71,13 @@ def _unsupported_facts(trace: dict) -> list:
     low_source = source.lower()
     ids = [t for t in (m.group(0).lstrip("#") for m in _ID_RE.finditer(answer)) if _is_id(t)]
     bad = sum(1 for t in ids if t.lower() not in low_source)
-    # An id's digits are part of the id, not a number of their own.
-    without_ids = _ID_RE.sub(lambda m: " " if _is_id(m.group(0).lstrip("#")) else m.group(0), answer)
+    without_ids = _without_ids(answer)
     answer_dates, without_dates = _date_entities(without_ids)
     source_dates, _ = _date_entities(source)
     bad += len(answer_dates - source_dates)
     versions = [m.group(1) for m in _VERSION_RE.finditer(without_dates) if m.group(1).count(".") >= 2]
     bad += sum(1 for v in versions if v not in low_source)
-    without_versions = _VERSION_RE.sub(
-        lambda m: " " if m.group(1).count(".") >= 2 else m.group(0), without_dates
-    )
+    without_versions = _without_versions(without_dates)
     known = [v for readings in _numbers(source, False) for v, _ in readings] + _list_lengths(trace)
     # "two weeks" in the source supports "2 weeks" in the answer
     known += [float(v) for w, v in _NUMBER_WORDS.items() if re.search(r"\b" + w + r"\b", low_source)]
@@ -124,8 +134,9 @@ def _proper_names(text: str) -> list:
     """Capitalized words that do not start a sentence (names of people, places, products); days and
     months ("Sun 2 Feb") are dates, not names."""
     out = []
-    for sentence in re.split(r"[.!?:;]\s+|\n+|\s[-–—]\s|[(\"]", text):
-        words = re.findall(r"[A-Za-z][A-Za-z'-]*", sentence)
+    # A sentence also starts after a citation ("[KB12] Hope that helps") or inside quotes.
+    for sentence in re.split(r"[.!?:;]\s+|\n+|\s[-–—]\s|[(\"“”]|[\])]\s+", text):
+        words = [re.sub(r"'s$", "", w) for w in re.findall(r"[A-Za-z][A-Za-z'-]*", sentence)]
         for word in words[1:]:
             low = word.lower()
             if (
@@ -142,6 +153,38 @@ def unsupported_names(trace: dict) -> float:
     """Names (capitalized words inside a sentence) in the answer that appear nowhere else in the trace."""
     source = _source_text(trace).lower()
     return float(sum(1 for w in set(_proper_names(_answer(trace))) if w.lower() not in source))
+
+
+# Technical terms an answer may invent: code spans, flags, setting keys, acronyms.
+_CODE_SPAN_RE = re.compile(r"`([^`\n]{1,80})`")
+_TERM_RE = re.compile(
+    r"(?<![\w-])--?[A-Za-z][\w-]*|\b[A-Za-z]+(?:_[A-Za-z0-9]+)+\b|\b[a-z]+(?:\.[a-z_]+)+\b|\b[A-Z][A-Z0-9]{1,9}s?\b"
+)
+
+
+def _terms(text: str) -> set:
+    """The technical terms of a text, lowercased: words of code spans, flags, keys and acronyms."""
+    out = set()
+    for span in _CODE_SPAN_RE.findall(text):
+        out |= {w.lower() for w in re.findall(r"[\w.-]{2,}", re.sub(r"<[^>]*>", " ", span))}
+    out |= {t.lower().rstrip(".") for t in _TERM_RE.findall(_CODE_SPAN_RE.sub(" ", text))}
+    return {t for t in out if t not in ("i", "ok", "id", "ids")}
+
+
+def _spelled_out(acronym: str, initials: str) -> bool:
+    """An acronym the source writes out in words: "SSO" for "single sign-on", "PoPs" for "points of presence"."""
+    letters = acronym.lower()
+    letters = letters[:-1] if len(letters) > 2 and letters.endswith("s") else letters
+    return len(letters) >= 3 and letters.isalpha() and letters in initials
+
+
+def unsupported_terms(trace: dict) -> float:
+    """Code, flags, setting keys, acronyms and names in the answer that appear nowhere else in the trace."""
+    source = _source_text(trace).lower()
+    initials = "".join(w[0] for w in re.findall(r"[a-z0-9]+", source))
+    answer = _answer(trace)
+    names = {w.lower() for w in _proper_names(answer)}
+    return float(sum(1 for t in _terms(answer) | names if t not in source and not _spelled_out(t, initials)))
 
 
 def answer_says_unknown(trace: dict) -> float:
@@ -227,3 +270,177 @@ def unjustified_action_or_claim(trace: dict) -> float:
         if fn(trace):
             return 1.0
     return 0.0
+
+
+# Units a retrieved fact is written in, by dimension and size: "96 hours" is "4 days", and
+# "5 MB" is not "5 GB".
+_UNIT_SIZES = {
+    "ms": ("time", 0.001), "msec": ("time", 0.001), "millisecond": ("time", 0.001),
+    "s": ("time", 1.0), "sec": ("time", 1.0), "second": ("time", 1.0),
+    "min": ("time", 60.0), "minute": ("time", 60.0),
+    "h": ("time", 3600.0), "hr": ("time", 3600.0), "hour": ("time", 3600.0),
+    "day": ("time", 86400.0), "week": ("time", 604800.0), "month": ("time", 2.6e6), "year": ("time", 3.15e7),
+    "b": ("size", 1.0), "byte": ("size", 1.0), "kb": ("size", 1e3), "kib": ("size", 1024.0),
+    "mb": ("size", 1e6), "mib": ("size", 1048576.0), "gb": ("size", 1e9), "gib": ("size", 1073741824.0),
+    "tb": ("size", 1e12), "tib": ("size", 1099511627776.0), "%": ("share", 1.0), "percent": ("share", 1.0),
+}  # fmt: skip
+_QUANTITY_RE = re.compile(
+    r"(?<![\w.,/:-])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?![\w.:-]\d|[A-Za-z]*\d)"
+    r"(?:\s*(k|thousand|million|billion|bn)\b)?\s*(%|percent\b|[A-Za-z]+)?",
+    re.I,
+)
+_CLAUSE_SPLIT_RE = re.compile(r"(?<=[.!?;])\s+|\n+|\s+[-–—]\s+|\s*›\s*")
+
+
+def _unit(word: str) -> tuple | None:
+    low = word.lower()
+    for form in (low, low[:-1] if low.endswith("s") else low):
+        if form in _UNIT_SIZES:
+            return _UNIT_SIZES[form]
+    return None
+
+
+def _stems(text: str) -> set:
+    """Stems of the content words; units are compared as units, not as words."""
+    return {
+        _stem(w)
+        for w in re.findall(r"[A-Za-z][A-Za-z-]{2,}", text)
+        if w.lower() not in _STOPWORDS and not _unit(w)
+    }
+
+
+# Where the words that belong to one number of a list end: "60 requests per minute on Free, 600
+# on Growth and 6,000 on Enterprise".
+_ITEM_END_RE = re.compile(r",|;|\band\b|\bor\b|\bwhile\b|\bbut\b|\(|\)", re.I)
+
+
+def _clause_quantities(text: str) -> list:
+    """[(clause, its stems, [(value, unit or None, noun stem, stems of its own words)])] per clause.
+
+    A number's own words run from it to the end of its list item; a number with no unit or noun
+    of its own takes the previous one's ("60 requests on Free, 600 on Growth").
+    """
+    out = []
+    for clause in _CLAUSE_SPLIT_RE.split(text):
+        found: list = []
+        matches = list(_QUANTITY_RE.finditer(clause))
+        for j, m in enumerate(matches):
+            value = float(m.group(1).replace(",", "") + (m.group(2) or ""))
+            value *= _SCALES.get((m.group(3) or "").lower(), 1.0)
+            word = m.group(4) or ""
+            unit = _unit(word) if word else None
+            noun = "" if unit or not word or word.lower() in _STOPWORDS else _stem(word)
+            if not unit and not noun and found:
+                unit, noun = found[-1][1], found[-1][2]
+            rest = clause[
+                m.start(4) if m.group(4) else m.end() : matches[j + 1].start()
+                if j + 1 < len(matches)
+                else None
+            ]
+            end = _ITEM_END_RE.search(rest)
+            found.append((value, unit, noun, _stems(rest[: end.start()] if end else rest)))
+        out.append((clause, _stems(clause), found))
+    return out
+
+
+def _same_quantity(a: tuple, b: tuple) -> bool:
+    """Two (value, unit) pairs say the same amount: equal values, or equal sizes in one dimension."""
+    (va, ua), (vb, ub) = a, b
+    if ua and ub:
+        if ua[0] != ub[0]:
+            return False
+        big = max(va * ua[1], vb * ub[1])
+        return abs(va * ua[1] - vb * ub[1]) <= 0.03 * big
+    return abs(va - vb) < 1e-9
+
+
+def _passages(value: object) -> list:
+    """The separate passages a retrieval returned: list items, or blocks of a text."""
+    if isinstance(value, list):
+        return [_leaf_text(v) for v in value if _leaf_text(v).strip()]
+    if isinstance(value, dict):
+        lists = [v for v in value.values() if isinstance(v, list) and len(v) > 1]
+        if lists:
+            return [p for v in lists for p in _passages(v)]
+        return [_leaf_text(value)]
+    text = _leaf_text(value)
+    return [p for p in re.split(r"\n\s*\n|(?=\[\d{1,2}\]\s)", text) if p.strip()]
+
+
+def _fit(place: tuple, claim: tuple, rare: dict, low_passages: list) -> float:
+    """How well a place of the retrieved text fits a claim: shared words (rare ones count more, a
+    number's own words twice), the same noun or kind of unit, and a passage naming the subject."""
+    words, noun, unit, subject = claim
+    score = sum(rare[w] for w in place[1] & words) + sum(rare[w] for w in place[5] & words)
+    if noun and place[4] == noun:
+        score += 1.0
+    if unit and place[3] and place[3][0] == unit[0]:
+        score += 0.5
+    if any(n in low_passages[place[0]] for n in subject):
+        score += 1.0
+    return score
+
+
+def _misplaced_numbers(trace: dict) -> list:
+    """[numbers checked, numbers read from the wrong place] of the answer.
+
+    A number of the answer that the retrieved text holds is read from the wrong place when
+    every place it is written is in another unit ("5 GB" for "5 MB"), or when another number
+    of the same kind fits the answer's sentence clearly better: its words, and a passage that
+    names the subject the sentence (else the question) names ("up to 25 users" on the Scale
+    plan, not the 5 users of another plan).
+    """
+    passages = [p for c in _tool_calls(trace) if not _call_failed(c) for p in _passages(c.get("result"))]
+    if not passages:
+        return [0, 0]
+    places = []  # (passage index, clause stems, value, unit, noun stem, own stems)
+    df: dict = {}
+    for i, passage in enumerate(passages):
+        for _, words, found in _clause_quantities(passage):
+            places += [(i, words, v, u, n, own) for v, u, n, own in found]
+            for w in words:
+                df[w] = df.get(w, 0) + 1
+    if not places:
+        return [0, 0]
+    low_passages = [p.lower() for p in passages]
+    rare = {w: 1.0 / df[w] for w in df}  # a word many clauses share says little about which one
+    question = _last_user_text(trace)
+    asked_values = [v for readings in _numbers(question, False) for v, _ in readings]
+    asked_names = {w.lower() for w in _proper_names(question)}
+    # The answer's amounts: ids, dates, times and versions are other kinds of fact.
+    answer = _without_versions(_date_entities(_without_ids(_answer(trace)))[1])
+    checked = bad = 0
+    for clause, words, found in _clause_quantities(answer):
+        # The subject: what this sentence names, else what the question names.
+        names = {w.lower() for w in _proper_names(clause)}
+        subject = {n for n in names if any(n in p for p in low_passages)} or {
+            n for n in asked_names if any(n in p for p in low_passages)
+        }
+        for value, unit, noun, _ in found:
+            if any(abs(value - v) < 1e-9 for v in asked_values):
+                continue  # the user's own number, said back
+            if not any(
+                abs(p[2] - value) < 1e-9 or _same_quantity((p[2], p[3]), (value, unit)) for p in places
+            ):
+                continue  # not in the retrieved text at all: another signal's business
+            checked += 1
+            mine = [p for p in places if _same_quantity((p[2], p[3]), (value, unit))]
+            if not mine:
+                bad += 1  # written there only in another unit
+                continue
+
+            claim = (words, noun, unit, subject)
+            own = max(_fit(p, claim, rare, low_passages) for p in mine)
+            rivals = [p for p in places if not _same_quantity((p[2], p[3]), (value, unit))]
+            if noun:
+                rivals = [p for p in rivals if p[4] == noun]
+            elif unit:
+                rivals = [p for p in rivals if p[3] and p[3][0] == unit[0]]
+            if rivals and max(_fit(p, claim, rare, low_passages) for p in rivals) >= own + 0.5:
+                bad += 1
+    return [checked, bad]
+
+
+def misplaced_numbers(trace: dict) -> float:
+    """Numbers of the answer that the retrieved text holds only in another unit, about another subject, or in a clause that fits another number."""
+    return float(_misplaced_numbers(trace)[1])

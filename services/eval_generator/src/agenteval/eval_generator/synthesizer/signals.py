@@ -84,6 +84,8 @@ SIGNALS: tuple[Signal, ...] = tuple(
         sig_grounding.unsupported_numbers,
         sig_grounding.unsupported_facts,
         sig_grounding.unsupported_fact_share,
+        sig_grounding.misplaced_numbers,
+        sig_grounding.unsupported_terms,
         sig_grounding.unsupported_names,
         sig_grounding.answer_says_unknown,
         sig_grounding.answer_ignores_results,
