@@ -224,7 +224,8 @@ async def test_the_cli_watch_prints_one_json_line_per_trial(stack: EmbeddedStack
     assert lines[-1]["event"] == "completed" and lines[-1]["summary"]["trials"] == 12
 
 
-@pytest.mark.timeout(240)
+# Seven services start one by one before the run: on a loaded machine that alone takes minutes.
+@pytest.mark.timeout(600)
 async def test_a_watch_resumes_across_a_runner_restart(topology, tmp_path: Path) -> None:  # noqa: F811
     _, runner_addrs, runner_procs = topology
     target = runner_addrs[0]
@@ -252,7 +253,14 @@ async def test_a_watch_resumes_across_a_runner_restart(topology, tmp_path: Path)
         )
         try:
             await wait_serving(target)
-            await asyncio.wait_for(follower, timeout=180)
+            try:
+                await asyncio.wait_for(follower, timeout=180)
+            except TimeoutError:
+                # Say where it stood: what arrived, what the run says, what the new runner logged.
+                status = (await client.get_run(run.run_id)).status
+                log = (tmp_path / "runner-again.log").read_text(errors="replace")[-3000:]
+                got_ids = {t.trial_id for ev in got for t in ev.trials}
+                pytest.fail(f"the watch did not end: {len(got_ids)} of 120 trials, run {status}\n{log}")
         finally:
             replacement.terminate()
             replacement.wait()
