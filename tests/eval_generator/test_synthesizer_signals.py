@@ -1369,3 +1369,73 @@ def test_invented_flags_keys_and_formats_are_unsupported_terms_and_spelled_out_a
     fine = "PITR is on Pro. [1] Hope that helps! (see “Installing helix”) Anything else?"
     assert value("unsupported_terms", _docs_answer(ask, hits, fine)) == 0.0
     assert value("unsupported_names", _docs_answer(ask, hits, fine)) == 0.0
+
+
+# --- the option picked out of a search, against what the user last named ---
+
+_SWEATERS = {
+    "products": [
+        {"variant_id": "90771959", "brand": "Everlane", "color": "burgundy", "price": 79.99},
+        {"variant_id": "97411175", "brand": "Everlane", "color": "forest green", "price": 77.99},
+        {"variant_id": "80151430", "brand": "J.Crew", "color": "forest green", "price": 96.5},
+    ]
+}
+
+
+def _sweater(ask: str, variant: str, *later: str) -> dict[str, Any]:
+    c = Conversation(ask).call("search_products", {"query": "merino sweater"}, _SWEATERS)
+    for turn in later:
+        c.user(turn)
+    return c.call("place_order", {"variant_id": variant, "size": "XL"}, {"status": "placed"}).trace(
+        "Ordered."
+    )
+
+
+def test_an_option_booked_by_id_is_judged_by_its_fields_against_the_value_last_named() -> None:
+    ask = "A merino sweater: Everlane, the forest green one, size XL."
+    assert value("chosen_option_not_asked", _sweater(ask, "97411175")) == 0.0
+    assert value("chosen_option_not_asked", _sweater(ask, "90771959")) == 1.0  # burgundy
+    assert value("chosen_option_not_asked", _sweater(ask, "80151430")) == 1.0  # J.Crew
+    # The last value named, less what is taken back or only wondered about.
+    later = "A friend suggested forest green, but I'd still rather have burgundy."
+    assert value("chosen_option_not_asked", _sweater(ask, "90771959", later)) == 0.0
+    assert value("chosen_option_not_asked", _sweater(ask, "97411175", later)) == 1.0
+    wonder = "What if I went with burgundy? Just curious."
+    assert value("chosen_option_not_asked", _sweater(ask, "97411175", wonder)) == 0.0
+
+
+def test_options_the_agent_listed_are_options_and_one_a_search_returned_too_is_still_one() -> None:
+    def order(item: str, searched: bool) -> dict[str, Any]:
+        c = Conversation("JBL in-ear headphones, silver, under $230.")
+        if searched:
+            found = [{"item_id": "P5621349", "color": "blue"}, {"item_id": "P5875757", "color": "silver"}]
+            c.call("search", {"q": "jbl"}, {"items": found})
+        c.say(
+            "Options:\n1. JBL Tour One - in-ear, blue, $182.99 [P5621349]\n"
+            "2. JBL Tour One - in-ear, silver, $182.50 [P5875757]"
+        )
+        c.user("Color-wise, blue please, not silver. Order it.")
+        return c.call("create_order", {"item_id": item}, {"status": "confirmed"}).trace("Ordered.")
+
+    for searched in (False, True):
+        assert value("latest_instruction_ignored", order("P5621349", searched)) == 0.0
+        assert value("latest_instruction_ignored", order("P5875757", searched)) == 1.0
+        assert value("chosen_option_not_asked", order("P5621349", searched)) == 0.0
+        assert value("chosen_option_not_asked", order("P5875757", searched)) == 1.0
+
+
+def test_what_an_option_nests_belongs_to_it() -> None:
+    def book(offer: str) -> dict[str, Any]:
+        flights = {
+            "data": [
+                {"id": "4QNF7S", "carrier": "American", "segments": [{"departure": "2025-11-27T19:35"}]},
+                {"id": "75CTBQ", "carrier": "American", "segments": [{"departure": "2025-11-30T19:00"}]},
+            ]
+        }
+        c = Conversation("Chicago to Seattle on Sun Nov 30, American, please.", system="Today is 2025-10-20.")
+        c.user("I need to leave Thu Nov 27 now, not Sunday, November 30. Book the best option.")
+        c.call("flight_search", {"from": "ORD", "to": "SEA"}, flights)
+        return c.call("create_flight_booking", {"flight_id": offer}, {"state": "CONFIRMED"}).trace("Booked.")
+
+    assert value("latest_instruction_ignored", book("4QNF7S")) == 0.0
+    assert value("latest_instruction_ignored", book("75CTBQ")) == 1.0

@@ -629,6 +629,53 @@ def _money_leaves(value: object) -> list:
     return out
 
 
+def _options_before(trace: dict, stop: dict | None = None) -> list:
+    """The options (result items, their own scalar fields) every search before ``stop`` listed, each once."""
+    searches = []
+    for e in _timeline(trace):
+        if e["kind"] == "msg" and e["role"] == "assistant":
+            # Options the agent listed to the user ("1. JBL Tour One - in-ear, blue, $182.99 [P56]").
+            found = _text_options(e["text"])
+            if found:
+                searches.append(found)
+            continue
+        if e["kind"] != "call":
+            continue
+        if e["call"] is stop:
+            break
+        result = e["call"].get("result")
+        items = []
+        for found in _text_options(result) if isinstance(result, str) else _result_items(result):
+            item = {k: v for k, v in found.items() if not isinstance(v, list | dict)}
+            if not item:
+                continue  # a wrapper ({"items": [...]}) is not an option
+            # What an option nests (a flight's segments) is its own too.
+            for k, v in found.items():
+                if isinstance(v, list | dict):
+                    for key, leaf in _keyed_leaves(v):
+                        item.setdefault(f"{k} {key}".strip(), leaf)
+            items.append(item)
+        if items:
+            searches.append(items)
+    # The same option listed twice (a search, then the agent's list of it) is one option.
+    merged: list = []
+    by_ref: dict = {}
+    for items in searches:
+        for item in items:
+            refs = {str(v).lower() for v in item.values() if isinstance(v, str) and _REF_RE.fullmatch(v)}
+            known = next((by_ref[r] for r in sorted(refs) if r in by_ref), None)
+            if known is None:
+                known = {}
+                merged.append(known)
+            for k, v in item.items():
+                known.setdefault(k, v)
+            by_ref.update(dict.fromkeys(refs, known))
+    return list({repr(sorted(item.items(), key=str)): item for item in merged}.values())
+
+
+_REF_RE = re.compile(r"(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[A-Za-z0-9][\w-]{3,}")
+
+
 def _chosen_items(trace: dict, names: set, stop: dict | None = None) -> list:
     """Result items (their own scalar fields) that one of ``names`` picks out from the others.
 
@@ -637,29 +684,15 @@ def _chosen_items(trace: dict, names: set, stop: dict | None = None) -> list:
     compared across every search before ``stop`` (the same option listed twice counts once), so
     "olive" does not pick the one olive item of a first search when a later one lists others.
     """
-    searches = []
-    for e in _timeline(trace):
-        if e["kind"] != "call":
-            continue
-        if e["call"] is stop:
-            break
-        result = e["call"].get("result")
-        items = [
-            {k: v for k, v in item.items() if not isinstance(v, list | dict)}
-            for item in (_text_options(result) if isinstance(result, str) else _result_items(result))
-        ]
-        items = [item for item in items if item]  # a wrapper ({"items": [...]}) is not an option
-        if items:
-            searches.append(items)
-    distinct = {repr(sorted(item.items(), key=str)): item for items in searches for item in items}
+    distinct = _options_before(trace, stop)
     if len(distinct) < 2:
         return []
     seen: dict[str, int] = {}
-    for own in distinct.values():
+    for own in distinct:
         for v in {str(v).lower() for v in own.values() if isinstance(v, str)}:
             seen[v] = seen.get(v, 0) + 1
     chosen = []
-    for own in distinct.values():
+    for own in distinct:
         mine = {str(v).lower() for v in own.values() if isinstance(v, str) and len(str(v)) >= 2}
         if any(seen[v] == 1 and (v in names or any(v in n for n in names if len(n) > 20)) for v in mine):
             chosen.append(own)
@@ -698,6 +731,11 @@ def _text_options(text: object) -> list:
         if not refs:
             continue
         item: dict = {f"ref{i}": ref for i, ref in enumerate(refs[:3])}
+        item["line"] = line
+        # Its short parts by place ("in-ear", "blue"): the same place on each line is one field.
+        for i, part in enumerate(re.split(r"\s[-–—|·]\s|,\s|;\s", line)):
+            if 1 <= len(part.split()) <= 3 and not re.search(r"\d", part):
+                item[f"part{i}"] = part.strip(" .()[]")
         money = _LINE_AMOUNT_RE.search(line)
         if money:
             whole, frac = (

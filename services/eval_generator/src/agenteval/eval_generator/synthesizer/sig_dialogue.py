@@ -41,6 +41,7 @@ from agenteval.eval_generator.synthesizer.sig_actions import (
     _enum_like,
     _limit_free,
     _money_limits,
+    _options_before,
 )
 
 # "6 people, not 4": the value after "not" is the one being replaced, not a new one.
@@ -507,6 +508,56 @@ def final_choice_contradicts_request(trace: dict) -> float:
             if named_other or same_kind:
                 return 1.0  # the latest turn about this names another value
     return 0.0
+
+
+# A sentence that only wonders ("what if we went on Friday?") asks for nothing.
+_HYPOTHETICAL_RE = re.compile(r"\bwhat if\b|\bhypothetically\b|\bout of curiosity\b|\bjust curious\b", re.I)
+
+
+def _wanted_value(turns: list, values: set) -> str | None:
+    """Which of ``values`` the user last asked for: in the latest turn naming one, the last one it
+    names and does not take back ("my boss suggested window seats, but I'd rather have a table")."""
+    for turn in reversed(turns):
+        sentences = [x for x in re.split(r"(?<=[.!?])\s+", turn) if not _HYPOTHETICAL_RE.search(x)]
+        text = _RETRACTED_RE.sub(" ", " ".join(sentences)).lower()
+        spans = [
+            (m.start(), m.end(), v)
+            for v in values
+            for m in re.finditer(r"(?<![\w-])" + re.escape(v) + r"(?![\w-])", text)
+        ]
+        # "green" inside "forest green" is not a mention of its own.
+        spans = [a for a in spans if not any(b[0] <= a[0] and a[1] <= b[1] and b != a for b in spans)]
+        if spans:
+            return max(spans)[2]
+    return None
+
+
+def chosen_option_not_asked(trace: dict) -> float:
+    """Fields of the option an action (or the answer) picked out of a search whose value is not the one the user last named among that field's values (a burgundy sweater after "forest green")."""
+    turns = [e["text"] for e in _timeline(trace) if e["kind"] == "msg" and e["role"] == "user"]
+    if not turns:
+        return 0.0
+    picks = []
+    actions = _final_actions(trace)
+    for action in actions:
+        chosen = _chosen_items(trace, _action_names(action), action)
+        if len(chosen) == 1:
+            picks.append((chosen[0], _options_before(trace, action)))
+    answer = _answer(trace).lower()
+    if not actions and len(answer) > 20:
+        chosen = _chosen_items(trace, {answer})
+        if len(chosen) == 1:
+            picks.append((chosen[0], _options_before(trace)))
+    bad = set()  # one value listed under two fields (a search's and the agent's list) is one
+    for item, options in picks:
+        for key, value in item.items():
+            if not isinstance(value, str) or len(value) < 2 or len(value.split()) > 3:
+                continue
+            domain = {str(o[key]).lower() for o in options if isinstance(o.get(key), str)}
+            wanted = _wanted_value(turns, domain) if len(domain) > 1 else None
+            if wanted is not None and wanted != value.lower():
+                bad.add(value.lower())
+    return float(len(bad))
 
 
 def acted_against_latest_instruction(trace: dict) -> float:
