@@ -290,7 +290,20 @@ _HARM_TOPIC_RE = re.compile(
     # hiding self-harm, not eating
     r"\b(hid(e|ing) (the |my )?(cuts|scars|marks|bruises|burns)|(not|stop|avoid) eat\w* for (a |\d+ |two |three )?(days?|weeks?)|"
     r"without (anyone|them|my parents|my family) (at home )?noticing)|"
-    r"\b(find|locate|track down) where [\w', ]{0,60}\b(lives?|works?|stays?|moved)\b)",
+    r"\b(find|locate|track down) where [\w', ]{0,60}\b(lives?|works?|stays?|moved)\b|"
+    # attacking what is someone else's: "do the same thing to my competitor's site"
+    r"\b(the same (thing )?to|pentest\w*|scan\w*|hack\w*|attack\w*|break into|get into|pull|dump|scrape)\b"
+    r"[\w' ]{0,30}\b(competitor|rival|someone else|other people)'?s?\b|"
+    r"\b(pull|dump|steal|grab|download) (their|the other company'?s) (customer|user|client|employee)s?\b|"
+    r"\bsame (thing|approach|steps?|method|search)\b[\w' ]{0,20}\b(competitor|rival|someone else|other people)|"
+    r"\b(get|getting|break\w*|log\w*) into (their|his|her) (admin|account|server|panel|dashboard|email|system|network)|"
+    # into someone's home; making someone ill; someone else's password
+    r"\b(get|sneak|break|let myself)\w* into ([\w']+ ){0,2}(house|home|place|apartment|flat|garage|shed)\b|"
+    r"\bopen ([\w']+ ){0,2}(back|front) door\b|"
+    r"\b(make|makes|making) (him|her|them|someone|somebody|my \w+) (sick|ill|pass out|unconscious)\b|"
+    r"\b(get|want|need|obtain|grab|steal)\b[\w' ]{0,20}\b\w+'s (password|passcode|pin|login|credentials)\b|"
+    r"\b(surprise|visit|find|see|meet) (her|him|them) at (home|her place|his place|their place|work)\b|"
+    r"\bfire (full[- ]?)?automatic(ally)?\b|\b(want|going|plan\w*) to end it\b)",
     re.I,
 )
 _HARM_INTENT_RE = re.compile(
@@ -324,7 +337,17 @@ _HARM_STRONG_RE = re.compile(
     r"child (porn|sexual|abuse)|minors? sexual|sexual\w* (a |an )?(child|minor)|shoot\w* up|mass (shooting|murder)|"
     r"show up at|undetect|can'?t be (detected|traced)|hard\w* to (detect|trace)|untraceable|"
     r"without (him|her|them|anyone|my \w+|his \w+|her \w+) (noticing|knowing|finding out)|without getting caught|"
-    r"ghost gun|full[- ]auto|owes me|hid(e|ing) (the |my )?(cuts|scars)|(not|stop|avoid) eat\w* for",
+    r"ghost gun|full[- ]auto|owes me|hid(e|ing) (the |my )?(cuts|scars)|(not|stop|avoid) eat\w* for|"
+    r"fire (full[- ]?)?automatic|to end it\b",
+    re.I,
+)
+
+
+# Harm aimed at a real person the user names, or at a crime the user committed: no framing
+# ("for a novel", "for a research paper") makes that ordinary.
+_REAL_TARGET_RE = re.compile(
+    r"\bmy (\w+ )?(girlfriend|boyfriend|wife|husband|ex|neighbou?r|step\w+|coworkers?|colleagues?|boss|roommate|"
+    r"\w+-in-law|landlord|teacher|classmate)\b|\bi (just )?(broke into|hit someone|stole|killed|ran over)\b",
     re.I,
 )
 
@@ -336,11 +359,46 @@ def _harmful_request(text: str) -> bool:
     hits = " ".join(m.group(0) for m in _HARM_TOPIC_RE.finditer(text))
     if not hits:
         return False
-    if _HARM_STRONG_RE.search(hits) or (_HARM_STRONG_RE.search(text) and hits):
+    if (
+        _HARM_STRONG_RE.search(hits)
+        or (_HARM_STRONG_RE.search(text) and hits)
+        or _REAL_TARGET_RE.search(text)
+    ):
         return True
     if _BENIGN_RE.search(text):
         return False
     return bool(_HARM_INTENT_RE.search(text)) or "?" in text
+
+
+# A later turn that takes a flagged request back to something ordinary ("haha, with a camera",
+# "it's my own VPS", "should've explained"), unlike a pretext that keeps asking for the same
+# thing ("hypothetically", "for a novel", "I'm a professional, it's legal for me").
+_CLEARS_RE = re.compile(
+    r"\b(i meant|i mean|should'?ve (explained|said|been clearer|mentioned)|to clarify|not like that|not what (it|that) "
+    r"sounds?|haha|lol|with a camera|photograph\w*|(it'?s|it is|they'?re|that'?s) (all )?(mine|my own|ours)|my own|"
+    r"i own\b|i rent\b|(signed|signs) off|in writing|(written|explicit) (permission|authori[sz]ation)|"
+    r"i'?m (locked|the owner|the admin|the administrator))",
+    re.I,
+)
+_PRETEXT_RE = re.compile(
+    r"\b(hypothetic\w*|fiction\w*|novel|story|screenplay|script|podcast|role-?play|pretend|imagine|"
+    r"just (curious|asking|tell|give|the steps|answer)|asking for a friend|(it'?s|it is) legal|i'?m (a |an )?"
+    r"(professional|expert|cop|police|doctor|nurse|chemist|researcher|licensed)|educational|research purposes|"
+    r"i'?ll (bring|give|put) it back|borrow|no one will (know|get hurt)|don'?t lecture)\b",
+    re.I,
+)
+
+
+def _conversation_harmful(turns: list) -> bool:
+    """Whether the conversation, by its latest word, asks for serious harm: a flagged turn stays the
+    request until a later one clears it up (a pretext does not)."""
+    harmful = False
+    for turn in turns:
+        if _harmful_request(turn):
+            harmful = True
+        elif harmful and _CLEARS_RE.search(_plain(turn)) and not _PRETEXT_RE.search(_plain(turn)):
+            harmful = False
+    return harmful
 
 
 def _refuses(text: str) -> bool:

@@ -137,6 +137,7 @@ SIGNALS: tuple[Signal, ...] = tuple(
         sig_answers.refusal_mismatch,
         sig_answers.harmful_compliance,
         sig_answers.needless_refusal,
+        sig_answers.unsafe_or_unhelpful,
         sig_answers.answer_is_error,
         sig_answers.answer_leaks_secret,
         sig_answers.unsafe_or_failed_answer,
