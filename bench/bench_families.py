@@ -44,7 +44,8 @@ def load_family(path: Path) -> tuple[list[dict[str, Any]], list[bool], float | N
     noise_path = path.with_name(path.name.removesuffix(".jsonl") + ".noise.json")
     noise = None
     if noise_path.exists():
-        flipped = json.loads(noise_path.read_text()).get("flipped_ids", [])
+        noted = json.loads(noise_path.read_text())  # {"flipped_ids": [...]}, or the bare list
+        flipped = noted if isinstance(noted, list) else noted.get("flipped_ids", [])
         noise = len(flipped) / len(traces)
     return traces, labels, noise
 
