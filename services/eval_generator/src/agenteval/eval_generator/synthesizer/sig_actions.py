@@ -649,11 +649,16 @@ def _options_before(trace: dict, stop: dict | None = None) -> list:
             item = {k: v for k, v in found.items() if not isinstance(v, list | dict)}
             if not item:
                 continue  # a wrapper ({"items": [...]}) is not an option
-            # What an option nests (a flight's segments) is its own too.
+            # What an option nests (a flight's segments) is its own too, where it has one value:
+            # fares by cabin are alternatives inside the option, not its fields.
+            nested: dict = {}
             for k, v in found.items():
                 if isinstance(v, list | dict):
                     for key, leaf in _keyed_leaves(v):
-                        item.setdefault(f"{k} {key}".strip(), leaf)
+                        nested.setdefault(f"{k} {key}".strip(), set()).add(str(leaf))
+            for key, leaves in nested.items():
+                if len(leaves) == 1:
+                    item.setdefault(key, next(iter(leaves)))
             items.append(item)
         if items:
             searches.append(items)

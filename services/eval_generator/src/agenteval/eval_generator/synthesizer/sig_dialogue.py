@@ -435,13 +435,28 @@ def _count_superseded(users: list, value: float) -> bool:
     return False
 
 
+_TIME_BOUND_RE = re.compile(
+    r"\b(after|before|by|no later than|not (before|after|later than|earlier than)|earlier than|later than|"
+    r"from|until|till)\s+(\d{1,2}(:\d{2})?\s*([ap]\.?m\.?)?|noon|midday|midnight)(?!\s*[-–]|\s*to\b)",
+    re.I,
+)
+# Fields that describe the record, not the choice: an offer's expiry, when it was made.
+# An arrival or an end follows from the choice; the user named its start.
+_RECORD_KEY_RE = re.compile(
+    r"expir|creat|updat|modif|timestamp|valid|issued|generated|fetched|retrieved|cached|dob|birth|arriv|"
+    r"(^|[_\W])(end|ends|until|finish)([_\W]|$)",
+    re.I,
+)
+
+
 def final_choice_contradicts_request(trace: dict) -> float:
     """Something the agent finally chose (a date, a place, a colour, an option) is not what the user
     last asked for about that thing, although the user named it."""
     users = [e["text"] for e in _timeline(trace) if e["kind"] == "msg" and e["role"] == "user"]
     if not users:
         return 0.0
-    turns = [_value_tokens(_RETRACTED_RE.sub(" ", _limit_free(t))) for t in users]
+    # "after 3pm" bounds a time; it names none.
+    turns = [_value_tokens(_TIME_BOUND_RE.sub(" ", _RETRACTED_RE.sub(" ", _limit_free(t)))) for t in users]
     domains = _domains(trace)
     limits = [x for t in users for x in _money_limits(t)]
     if not any(e["kind"] == "call" and _is_action(e["call"]) for e in _timeline(trace)):
@@ -462,7 +477,7 @@ def final_choice_contradicts_request(trace: dict) -> float:
     for key, value in final_pairs:
         text = str(value)
         mine = _value_tokens(text)
-        if not mine:
+        if not mine or _RECORD_KEY_RE.search(key):
             continue
         if isinstance(value, int | float) or re.fullmatch(r"[$€£]?\s*\d+(\.\d+)?", text):
             amount = float(re.sub(r"[^\d.]", "", text) or 0)
@@ -476,7 +491,9 @@ def final_choice_contradicts_request(trace: dict) -> float:
                 return 1.0
             continue
         slot = _entity_slot(mine)
-        others = {v for v in domains.get(key, set()) if v.strip().lower() != text.strip().lower()}
+        # Two passengers are two values of one field: naming the other one is no contradiction.
+        also = {str(v).strip().lower() for k, v in final_pairs if k == key}
+        others = {v for v in domains.get(key, set()) if v.strip().lower() not in also}
         for index in range(len(turns) - 1, -1, -1):
             tokens = turns[index]
             if slot:

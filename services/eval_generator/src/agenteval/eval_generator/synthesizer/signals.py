@@ -80,6 +80,8 @@ SIGNALS: tuple[Signal, ...] = tuple(
         sig_outcomes.failure_mishandled,
         sig_outcomes.reported_counts_differ,
         sig_outcomes.outcome_misreported,
+        sig_outcomes.caveat_unreported,
+        sig_outcomes.error_cause_misreported,
         # claims against sources
         sig_grounding.unsupported_numbers,
         sig_grounding.unsupported_facts,
