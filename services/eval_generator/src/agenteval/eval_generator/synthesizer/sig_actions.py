@@ -655,10 +655,10 @@ def _options_before(trace: dict, stop: dict | None = None) -> list:
             for k, v in found.items():
                 if isinstance(v, list | dict):
                     for key, leaf in _keyed_leaves(v):
-                        nested.setdefault(f"{k} {key}".strip(), set()).add(str(leaf))
+                        nested.setdefault(f"{k} {key}".strip(), []).append(leaf)
             for key, leaves in nested.items():
-                if len(leaves) == 1:
-                    item.setdefault(key, next(iter(leaves)))
+                if len({str(x) for x in leaves}) == 1:
+                    item.setdefault(key, leaves[0])
             items.append(item)
         if items:
             searches.append(items)
