@@ -1611,3 +1611,38 @@ def test_a_bound_a_record_field_or_a_second_passenger_is_no_contradiction() -> N
     # A named time is still judged.
     wrong = _paris_flight("Paris to LA on Aug 29, the 07:40 departure please.", _OFFERS, "FL-UE4RRN")
     assert value("final_choice_contradicts_request", wrong) == 1.0
+
+
+# --- the booked length against the asked one ---
+
+
+def _event_of(ask: str, args: dict[str, Any], system: str | None = None) -> dict[str, Any]:
+    c = Conversation(ask, system=system)
+    return c.call("create_event", {"title": "Pipeline review", **args}, {"status": "confirmed"}).trace(
+        "Booked."
+    )
+
+
+def test_a_booked_length_is_the_asked_one_however_each_is_written() -> None:
+    ask = "Meet Priya on Wednesday at 4:15 PM for three quarters of an hour."
+    iso = {"start": "2025-06-18T16:15:00-04:00", "end": "2025-06-18T17:00:00-04:00"}
+    assert value("length_differs", _event_of(ask, iso)) == 0.0
+    longer = {"start": "2025-06-18T16:15:00-04:00", "end": "2025-06-18T17:45:00-04:00"}
+    assert value("length_differs", _event_of(ask, longer)) == 1.0
+    epoch = {"start_ts": 1743682500, "end_ts": 1743682500 + 45 * 60}
+    assert value("length_differs", _event_of(ask, epoch)) == 0.0
+    assert (
+        value("length_differs", _event_of(ask, {"start": "2025-06-18T16:15", "duration_minutes": 90})) == 1.0
+    )
+    two_hours = "Meet Priya on Wednesday at 4:15 PM, 2 hours."
+    assert (
+        value(
+            "length_differs", _event_of(two_hours, {"start_utc": "2025-06-18T20:15:00Z", "duration": "PT2H"})
+        )
+        == 0.0
+    )
+    # Nothing asked: the instructions' default decides; without one, nothing does.
+    plain = "Meet Priya on Wednesday at 4:15 PM."
+    rule = "Meetings default to 30 minutes unless the user says otherwise."
+    assert value("length_differs", _event_of(plain, iso, system=rule)) == 1.0
+    assert value("length_differs", _event_of(plain, iso)) == 0.0

@@ -1724,3 +1724,83 @@ def place_differs_from_request(trace: dict) -> float:
             if place is not None and place not in asked:
                 return 1.0
     return 0.0
+
+
+# --- how long the booked thing lasts, against how long the user asked ---
+
+_LENGTH_PHRASES = (
+    (r"\b(an? |one )?hour and a half\b|\b1\.5 ?(hours?|hrs?|h)\b|\bninety minutes\b", 90),
+    (r"\bthree[- ]quarters of an hour\b", 45),
+    (r"\b(a )?quarter (of )?an hour\b", 15),
+    (r"\bhalf an hour\b|\bhalf-hour\b|\bhalf hour\b", 30),
+)
+_LENGTH_RE = re.compile(
+    r"\b(\d{1,3}(?:\.\d)?|an?|one|two|three|four)[- ]?(minutes?|mins?|m|hours?|hrs?|h)\b(?!\s*(ago|before|after|earlier|later|from now))",
+    re.I,
+)
+_LENGTH_WORDS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4}
+_DEFAULT_LENGTH_RE = re.compile(r"\b(default\w*|standard|usual\w*|typical\w*|normal\w*)\b", re.I)
+
+
+def _length_said(text: str) -> float | None:
+    """Minutes of the one length a text names ("45 minutes", "an hour and a half", "2h"), else None."""
+    low = text.lower()
+    found = []
+    for pattern, minutes in _LENGTH_PHRASES:
+        if re.search(pattern, low):
+            found.append(float(minutes))
+            low = re.sub(pattern, " ", low)
+    for m in _LENGTH_RE.finditer(low):
+        n = _LENGTH_WORDS.get(m.group(1), None)
+        amount = float(n if n is not None else m.group(1))
+        found.append(amount * (60 if m.group(2).startswith("h") else 1))
+    return found[0] if len(set(found)) == 1 else None
+
+
+def _length_booked(call: dict) -> float | None:
+    """Minutes an action books: a duration argument, else its end minus its start."""
+    starts, ends = [], []
+    for key, leaf in _arg_values(call):
+        last = key.split(" ")[-1].lower()
+        if re.search(r"duration|length|minutes|_min$|mins", last):
+            if isinstance(leaf, int | float) and not isinstance(leaf, bool):
+                return float(leaf) * (60 if "hour" in last else 1)
+            iso = re.fullmatch(r"P(?:T)?(?:(\d+)H)?(?:(\d+)M)?", str(leaf).strip().upper())
+            if iso and (iso.group(1) or iso.group(2)):
+                return float(int(iso.group(1) or 0) * 60 + int(iso.group(2) or 0))
+        at: float | None
+        if isinstance(leaf, int | float) and not isinstance(leaf, bool) and leaf > 1e9:
+            at = float(leaf) / 60  # epoch seconds
+        elif isinstance(leaf, str) and re.search(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}", leaf):
+            at = _instant(leaf if re.search(r"(Z|[+-]\d{2}:?\d{2})\s*$", leaf) else leaf + "Z")
+        else:
+            continue
+        if at is None:
+            continue
+        if re.search(r"end|until|finish|stop", key, re.I):
+            ends.append(at)
+        elif re.search(r"start|begin|from|when|date_?time|^ts$", key, re.I):
+            starts.append(at)
+    if len(starts) == 1 and len(ends) == 1 and ends[0] > starts[0]:
+        return ends[0] - starts[0]
+    return None
+
+
+def length_differs(trace: dict) -> float:
+    """The booked length (a duration, or end minus start) is not the one the user last asked for (else the instructions' default)."""
+    actions = [e["call"] for e in _timeline(trace) if e["kind"] == "call" and _is_action(e["call"])]
+    booked = _length_booked(actions[-1]) if actions else None
+    if booked is None:
+        return 0.0
+    asked = None
+    for e in _timeline(trace):
+        if e["kind"] == "msg" and e["role"] == "user":
+            said = _length_said(e["text"])
+            asked = said if said is not None else asked
+    if asked is None:  # "Meetings default to 30 minutes"
+        for e in _timeline(trace):
+            if e["kind"] == "msg" and e["role"] == "system":
+                for sentence in re.split(r"(?<=[.!?])\s+|\n+", e["text"]):
+                    if _DEFAULT_LENGTH_RE.search(sentence):
+                        asked = _length_said(sentence) or asked
+    return 1.0 if asked is not None and abs(asked - booked) > 0.5 else 0.0

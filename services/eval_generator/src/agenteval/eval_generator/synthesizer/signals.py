@@ -96,6 +96,7 @@ SIGNALS: tuple[Signal, ...] = tuple(
         # actions against the request, limits and checks
         sig_actions.action_conflicts_request,
         sig_actions.action_value_not_asked,
+        sig_actions.length_differs,
         sig_actions.user_values_missing_from_action,
         sig_actions.action_id_differs_from_request,
         sig_actions.action_id_unsupported,
