@@ -1646,3 +1646,11 @@ def test_a_booked_length_is_the_asked_one_however_each_is_written() -> None:
     rule = "Meetings default to 30 minutes unless the user says otherwise."
     assert value("length_differs", _event_of(plain, iso, system=rule)) == 1.0
     assert value("length_differs", _event_of(plain, iso)) == 0.0
+
+
+def test_a_flight_number_is_supported_however_its_parts_are_spaced() -> None:
+    offers = {"results": [{"flight_no": "AA 2992", "code": "VS378"}]}
+    c = Conversation("Book the SFO-DFW flight.").call("search_flights", {"from": "SFO"}, offers)
+    assert value("unsupported_facts", c.trace("Booked AA2992, and VS 378 for the way back.")) == 0.0
+    c2 = Conversation("Book the SFO-DFW flight.").call("search_flights", {"from": "SFO"}, offers)
+    assert value("unsupported_facts", c2.trace("Booked AA 2993 and VS379.")) == 2.0

@@ -70,7 +70,11 @@ def _unsupported_facts(trace: dict) -> list:
     source = _source_text(trace)
     low_source = source.lower()
     ids = [t for t in (m.group(0).lstrip("#") for m in _ID_RE.finditer(answer)) if _is_id(t)]
-    bad = sum(1 for t in ids if t.lower() not in low_source)
+    # "VS378" is "VS 378" and "VS-378": an id is found whatever separates its parts.
+    squeezed = re.sub(r"[\s_-]+", "", low_source)
+    bad = sum(
+        1 for t in ids if t.lower() not in low_source and re.sub(r"[\s_-]+", "", t.lower()) not in squeezed
+    )
     without_ids = _without_ids(answer)
     answer_dates, without_dates = _date_entities(without_ids)
     source_dates, _ = _date_entities(source)
@@ -79,6 +83,8 @@ def _unsupported_facts(trace: dict) -> list:
     bad += sum(1 for v in versions if v not in low_source)
     without_versions = _without_versions(without_dates)
     known = [v for readings in _numbers(source, False) for v, _ in readings] + _list_lengths(trace)
+    # Digits written onto letters ("AA2992", "flight UA930") are numbers an answer may write apart.
+    known += [float(x) for x in re.findall(r"(?<=[A-Za-z])\d{2,6}\b", source)]
     # "two weeks" in the source supports "2 weeks" in the answer
     known += [float(v) for w, v in _NUMBER_WORDS.items() if re.search(r"\b" + w + r"\b", low_source)]
     # List markers ("1)", "2.") are layout, not claims.
