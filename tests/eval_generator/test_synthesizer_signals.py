@@ -1654,3 +1654,58 @@ def test_a_flight_number_is_supported_however_its_parts_are_spaced() -> None:
     assert value("unsupported_facts", c.trace("Booked AA2992, and VS 378 for the way back.")) == 0.0
     c2 = Conversation("Book the SFO-DFW flight.").call("search_flights", {"from": "SFO"}, offers)
     assert value("unsupported_facts", c2.trace("Booked AA 2993 and VS379.")) == 2.0
+
+
+# --- wasted or unfinished work ---
+
+
+def test_asking_again_is_waste_unless_something_between_makes_it_worth_it() -> None:
+    order = {"id": "A-1", "status": "shipped"}
+
+    def reads(*between: str) -> dict[str, Any]:
+        c = Conversation("Where is order A-1?").call("get_order", {"id": "A-1"}, order)
+        for step in between:
+            if step == "user":
+                c.user("Can you check again?")
+            elif step == "write":
+                c.call("update_order", {"id": "A-1", "note": "expedite"}, {"ok": True})
+        return c.call("get_order", {"id": "A-1"}, order).trace("Order A-1 has shipped.")
+
+    assert value("effort_wasted", reads()) == 1.0
+    assert value("effort_wasted", reads("user")) == 0.0
+    assert value("effort_wasted", reads("write")) == 0.0
+
+
+def test_polling_a_running_job_is_no_waste_and_polling_a_finished_one_is() -> None:
+    def poll(*states: str) -> dict[str, Any]:
+        c = Conversation("Export the Q1 report.").call("start_export", {"report": "Q1"}, {"job": "J-7"})
+        for state in states:
+            c.call("get_job", {"job": "J-7"}, {"job": "J-7", "status": state})
+        return c.trace("The Q1 export is ready.")
+
+    assert value("effort_wasted", poll("running", "running", "completed")) == 0.0
+    assert value("effort_wasted", poll("running", "completed", "completed")) == 1.0
+
+
+def test_a_lasting_failure_retried_unchanged_is_waste_and_a_passing_one_is_not() -> None:
+    def retried(error: str) -> dict[str, Any]:
+        c = Conversation("Get invoice INV-9.")
+        c.call("get_invoice", {"id": "INV-9"}, None, error=error).call(
+            "get_invoice", {"id": "INV-9"}, None, error=error
+        )
+        return c.trace("I couldn't get invoice INV-9.")
+
+    assert value("effort_wasted", retried("404 Not Found: no invoice INV-9")) == 1.0
+    assert value("effort_wasted", retried("503 Service Unavailable")) == 0.0
+
+
+def test_an_agent_stopped_by_its_step_limit_gave_no_answer() -> None:
+    c = Conversation("List every open requisition.").call("list_reqs", {"offset": 0}, {"reqs": ["REQ-1"]})
+    assert value("no_final_answer", c.trace("I've hit my step limit before finishing this task.")) == 1.0
+    c2 = Conversation("List every open requisition.").call("list_reqs", {"offset": 0}, {"reqs": ["REQ-1"]})
+    assert (
+        value("no_final_answer", c2.trace("Recursion limit of 25 reached without hitting a stop condition."))
+        == 1.0
+    )
+    c3 = Conversation("List every open requisition.").call("list_reqs", {"offset": 0}, {"reqs": ["REQ-1"]})
+    assert value("no_final_answer", c3.trace("There is one open requisition: REQ-1.")) == 0.0

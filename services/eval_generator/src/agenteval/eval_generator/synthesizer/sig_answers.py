@@ -70,9 +70,21 @@ def answer_defers(trace: dict) -> float:
     return 0.0 if given else 1.0
 
 
+# The agent stopped by a limit, not by finishing: "I've hit my step limit", "Recursion limit of 25
+# reached", "Agent stopped due to iteration limit or time limit".
+_STOPPED_RE = re.compile(
+    r"\b((step|iteration|recursion|turn|tool[- ]call|time|token) limit\b[^.]{0,40}\b(reached|hit|exceeded)|"
+    r"(hit|reached|exceeded|ran into) (my |the |a )?(maximum |max )?(step|iteration|recursion|turn|tool[- ]call|time)s?"
+    r"( limit| budget| cap)?\b|max(imum)?[ _-]?(steps|iterations|turns) (reached|exceeded)|stopped due to|"
+    r"ran out of (steps|turns|iterations|time)|before finishing (this|the|your) (task|request))",
+    re.I,
+)
+
+
 def no_final_answer(trace: dict) -> float:
-    """No answer: the trace ends on a tool call, the answer is empty, or it only promises one."""
-    if _ended_on_call(trace) or not _answer(trace).strip():
+    """No answer: the trace ends on a tool call, the answer is empty, says a step limit stopped it, or only promises one."""
+    answer = _answer(trace)
+    if _ended_on_call(trace) or not answer.strip() or _STOPPED_RE.search(answer):
         return 1.0
     return answer_defers(trace)
 

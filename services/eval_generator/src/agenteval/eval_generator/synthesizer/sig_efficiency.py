@@ -17,10 +17,13 @@ from agenteval.eval_generator.synthesizer._trace_access import (
     _first_user_text,
     _leaf_text,
     _text,
+    _timeline,
     _tool_calls,
     _user_texts,
 )
 from agenteval.eval_generator.synthesizer._values import _STOPWORDS, _leaf_tokens, _value_tokens
+from agenteval.eval_generator.synthesizer.sig_answers import no_final_answer
+from agenteval.eval_generator.synthesizer.sig_outcomes import _PASSING_ERROR_RE
 
 
 def tool_call_count(trace: dict) -> float:
@@ -180,3 +183,46 @@ def act_before_lookup(trace: dict) -> float:
     if first_write is None:
         return 0.0
     return 1.0 if first_read is None or first_write < first_read else 0.0
+
+
+def _repeats_without_reason(trace: dict) -> int:
+    """Results the same as an earlier one of the same tool with nothing between to make asking again
+    worth it (no user turn, no write), and lasting failures retried unchanged."""
+    seen: set = set()
+    failed: set = set()
+    count = 0
+    for e in _timeline(trace):
+        if e["kind"] == "msg" and e["role"] == "user":
+            seen, failed = set(), set()  # the user asked again: asking the tools again is fair
+            continue
+        if e["kind"] != "call":
+            continue
+        c = e["call"]
+        if _call_kind(c) in ("write", "risky") and not _call_failed(c):
+            seen = set()  # after a write, reading again is checking it
+        if _call_failed(c):
+            error = _text(c.get("error")) + " " + _text(c.get("result"))
+            key = _call_key(c) + " " + error
+            if key in failed and not _PASSING_ERROR_RE.search(error):
+                count += 1
+            failed.add(key)
+            continue
+        key = _call_name(c) + " " + _text(c.get("result"))
+        if key in seen and not _IN_PROGRESS_RE.search(_leaf_text(c.get("result"))):
+            count += 1  # the same "still running" is what polling a job looks like
+        seen.add(key)
+    return count
+
+
+_IN_PROGRESS_RE = re.compile(
+    r"\b(running|pending|queued|in[_ -]progress|processing|started|waiting|provisioning|building|"
+    r"not (yet )?(ready|done|finished|complete))\b",
+    re.I,
+)
+
+
+def effort_wasted(trace: dict) -> float:
+    """Wasted or unfinished work: a call repeated with nothing new to learn, a lasting failure retried unchanged, three or more unrelated calls, or no answer."""
+    if _repeats_without_reason(trace) or calls_unrelated_to_request(trace) >= 3:
+        return 1.0
+    return no_final_answer(trace)

@@ -157,6 +157,7 @@ SIGNALS: tuple[Signal, ...] = tuple(
         sig_efficiency.distinct_call_share,
         sig_efficiency.longest_same_tool_streak,
         sig_efficiency.act_before_lookup,
+        sig_efficiency.effort_wasted,
     )
 )
 """Every signal the learner may use, in a fixed order (ties go to the earlier one)."""
