@@ -1709,3 +1709,16 @@ def test_an_agent_stopped_by_its_step_limit_gave_no_answer() -> None:
     )
     c3 = Conversation("List every open requisition.").call("list_reqs", {"offset": 0}, {"reqs": ["REQ-1"]})
     assert value("no_final_answer", c3.trace("There is one open requisition: REQ-1.")) == 0.0
+
+
+def test_a_booking_off_the_request_by_any_precise_reading() -> None:
+    ask = "A merino sweater: Everlane, the forest green one, size XL."
+    assert value("booking_off_request", _sweater(ask, "97411175")) == 0.0
+    assert value("booking_off_request", _sweater(ask, "90771959")) == 1.0  # another colour
+    nonstop = "Book SFO to JFK on May 3, nonstop only, under $400"
+    assert value("booking_off_request", _flight(nonstop, FLIGHTS_TEXT, "UA210")) == 0.0
+    assert value("booking_off_request", _flight(nonstop, FLIGHTS_TEXT, "DL77")) == 1.0  # a stop
+    assert value("booking_off_request", _flight(nonstop, FLIGHTS_TEXT, "AA930")) == 1.0  # over budget
+    length = "Meet Priya on Wednesday at 4:15 PM for three quarters of an hour."
+    longer = {"start": "2025-06-18T16:15:00-04:00", "end": "2025-06-18T17:45:00-04:00"}
+    assert value("booking_off_request", _event_of(length, longer)) == 1.0

@@ -42,6 +42,10 @@ from agenteval.eval_generator.synthesizer.sig_actions import (
     _limit_free,
     _money_limits,
     _options_before,
+    action_id_unsupported,
+    choice_breaks_requirement,
+    exceeds_user_limit,
+    length_differs,
 )
 
 # "6 people, not 4": the value after "not" is the one being replaced, not a new one.
@@ -662,3 +666,17 @@ def asked_before_acting(trace: dict) -> float:
     if not asked_at:
         return 0.0
     return 0.0 if unconfirmed_destructive_action(trace) else 1.0
+
+
+def booking_off_request(trace: dict) -> float:
+    """What was booked or bought is off the request by a precise reading: an option field the user named otherwise, a ruled-out option, over the budget, another length, or an id no search gave."""
+    for fn in (
+        chosen_option_not_asked,
+        choice_breaks_requirement,
+        exceeds_user_limit,
+        length_differs,
+        action_id_unsupported,
+    ):
+        if fn(trace):
+            return 1.0
+    return 0.0
