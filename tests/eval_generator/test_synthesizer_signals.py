@@ -1722,3 +1722,18 @@ def test_a_booking_off_the_request_by_any_precise_reading() -> None:
     length = "Meet Priya on Wednesday at 4:15 PM for three quarters of an hour."
     longer = {"start": "2025-06-18T16:15:00-04:00", "end": "2025-06-18T17:45:00-04:00"}
     assert value("booking_off_request", _event_of(length, longer)) == 1.0
+
+
+def test_asking_for_a_detail_the_user_already_gave() -> None:
+    ask = "Refund please, order A2669959. My email is posei@yahoo.com."
+    assert (
+        value("asks_for_given_detail", _chat(ask, "I'll need your order number, can you send it over?"))
+        == 1.0
+    )
+    assert value("asks_for_given_detail", _chat(ask, "What's the email address on your account?")) == 1.0
+    assert value("asks_for_given_detail", _chat(ask, "Which item in the order was damaged?")) == 0.0
+    bare = "Refund please, my desk organizer broke."
+    assert (
+        value("asks_for_given_detail", _chat(bare, "I'll need your order number, can you send it over?"))
+        == 0.0
+    )

@@ -130,6 +130,7 @@ SIGNALS: tuple[Signal, ...] = tuple(
         sig_answers.evasive_answer,
         sig_answers.ended_on_tool_call,
         sig_answers.answer_defers,
+        sig_answers.asks_for_given_detail,
         sig_answers.no_final_answer,
         sig_answers.answer_misses_asked_value,
         sig_answers.answer_repeats_earlier_answer,
