@@ -1737,3 +1737,19 @@ def test_asking_for_a_detail_the_user_already_gave() -> None:
         value("asks_for_given_detail", _chat(bare, "I'll need your order number, can you send it over?"))
         == 0.0
     )
+
+
+def test_today_from_a_clock_tool_is_the_local_date_of_the_zone_it_names() -> None:
+    def booked(now: dict[str, Any], start: str) -> dict[str, Any]:
+        c = Conversation("Book a call with dana@acme.com tomorrow at 10am.")
+        c.call("get_current_time", {}, now)
+        return c.call("create_event", {"start": start, "attendees": ["dana@acme.com"]}, {"ok": True}).trace(
+            "Booked."
+        )
+
+    # 02:30 UTC on the 28th is still the 27th in Los Angeles: tomorrow is the 28th there.
+    utc = {"now": "2025-03-28T02:30:00Z", "timezone": "America/Los_Angeles"}
+    assert value("action_conflicts_request", booked(utc, "2025-03-28T10:00:00-07:00")) == 0.0
+    assert value("action_conflicts_request", booked(utc, "2025-03-29T10:00:00-07:00")) == 1.0
+    local = {"now": "2025-03-27T19:30:00-07:00", "timezone": "America/Los_Angeles"}
+    assert value("action_conflicts_request", booked(local, "2025-03-28T10:00:00-07:00")) == 0.0

@@ -273,12 +273,39 @@ def _money_limits(text: str) -> list:
 
 
 def _today(trace: dict) -> int | None:
-    """Today's day number when the instructions (or a user turn) say what day it is."""
+    """Today's day number when the instructions (or a user turn, or a clock tool) say what day it is."""
     system = "\n".join(e["text"] for e in _timeline(trace) if e["kind"] == "msg" and e["role"] == "system")
     m = _REF_DATE_RE.search(system) or _REF_DATE_RE.search(
         "\n".join(e["text"] for e in _timeline(trace) if e["kind"] == "msg" and e["role"] == "user")
     )
-    return _parse_date(m.group(3)) if m else None
+    return _parse_date(m.group(3)) if m else _clock_today(trace)
+
+
+_NOW_RE = re.compile(
+    r"(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::\d{2}(?:\.\d+)?)?\s*(Z|[+-]\d{2}:?\d{2})?", re.I
+)
+
+
+def _clock_today(trace: dict) -> int | None:
+    """The local date a clock tool gives ("get_current_time" -> "2025-03-28T01:26Z, America/New_York"):
+    a time written with its offset is local already; a UTC time is moved into the zone it names,
+    unless the zone's summer and winter offsets put it on different dates."""
+    for call in _tool_calls(trace):
+        if not re.search(r"time|now|date|clock", str(call.get("name") or ""), re.I) or _call_failed(call):
+            continue
+        text = _leaf_text(call.get("result"))
+        m = _NOW_RE.search(text)
+        if not m:
+            continue
+        day = _day_number(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+        zone = (m.group(6) or "").upper()
+        if zone and zone != "Z":
+            return day
+        offsets = _zone_offsets(text[: m.start()] + " " + text[m.end() :])
+        minutes = int(m.group(4)) * 60 + int(m.group(5))
+        days = {day + (minutes + int(o * 60)) // 1440 for o in offsets} or {day}
+        return days.pop() if len(days) == 1 else None
+    return None
 
 
 def _with_dates(text: str, today: int | None, earlier: str = "") -> str:
