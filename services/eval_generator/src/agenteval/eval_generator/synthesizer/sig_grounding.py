@@ -373,6 +373,9 @@ def _passages(value: object) -> list:
     return [p for p in re.split(r"\n\s*\n|(?=\[\d{1,2}\]\s)", text) if p.strip()]
 
 
+_MAX_PASSAGE_TEXT = 100_000
+
+
 def _fit(place: tuple, claim: tuple, rare: dict, low_passages: list) -> float:
     """How well a place of the retrieved text fits a claim: shared words (rare ones count more, a
     number's own words twice), the same noun or kind of unit, and a passage naming the subject."""
@@ -401,7 +404,10 @@ def _misplaced_numbers(trace: dict) -> list:
         return [0, 0]
     places = []  # (passage index, clause stems, value, unit, noun stem, own stems)
     df: dict = {}
+    budget = _MAX_PASSAGE_TEXT  # a huge result is read up to a bound: the eval has a time limit
     for i, passage in enumerate(passages):
+        passage = passage[:budget]
+        budget -= len(passage)
         for _, words, found in _clause_quantities(passage):
             places += [(i, words, v, u, n, own) for v, u, n, own in found]
             for w in words:
@@ -416,7 +422,7 @@ def _misplaced_numbers(trace: dict) -> list:
     # The answer's amounts: ids, dates, times and versions are other kinds of fact.
     answer = _without_versions(_date_entities(_without_ids(_answer(trace)))[1])
     checked = bad = 0
-    for clause, words, found in _clause_quantities(answer):
+    for clause, words, found in _clause_quantities(answer[: _MAX_PASSAGE_TEXT // 10]):
         # The subject: what this sentence names, else what the question names.
         names = {w.lower() for w in _proper_names(clause)}
         subject = {n for n in names if any(n in p for p in low_passages)} or {
