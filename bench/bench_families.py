@@ -45,7 +45,15 @@ def load_family(path: Path) -> tuple[list[dict[str, Any]], list[bool], float | N
     noise = None
     if noise_path.exists():
         noted = json.loads(noise_path.read_text())  # {"flipped_ids": [...]}, or the bare list
-        flipped = noted if isinstance(noted, list) else noted.get("flipped_ids", [])
+        flipped = (
+            noted
+            if isinstance(noted, list)
+            else noted.get("flipped_ids")
+            if isinstance(noted, dict)
+            else None
+        )
+        if not isinstance(flipped, list):
+            raise SystemExit(f'{noise_path.name}: expected a list of ids or {{"flipped_ids": [...]}}')
         noise = len(flipped) / len(traces)
     return traces, labels, noise
 

@@ -21,6 +21,7 @@ from agenteval.eval_generator.synthesizer._trace_access import (
 from agenteval.eval_generator.synthesizer._values import (
     _CATEGORY_OF,
     _DAYS,
+    _ISO_DATETIME_RE,
     _MONTH_RE,
     _MONTHS,
     _STOP_CAPS,
@@ -281,11 +282,6 @@ def _today(trace: dict) -> int | None:
     return _parse_date(m.group(3)) if m else _clock_today(trace)
 
 
-_NOW_RE = re.compile(
-    r"(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::\d{2}(?:\.\d+)?)?\s*(Z|[+-]\d{2}:?\d{2})?", re.I
-)
-
-
 def _clock_today(trace: dict) -> int | None:
     """The local date a clock tool gives ("get_current_time" -> "2025-03-28T01:26Z, America/New_York"):
     a time written with its offset is local already; a UTC time is moved into the zone it names,
@@ -294,13 +290,13 @@ def _clock_today(trace: dict) -> int | None:
         if not re.search(r"time|now|date|clock", str(call.get("name") or ""), re.I) or _call_failed(call):
             continue
         text = _leaf_text(call.get("result"))
-        m = _NOW_RE.search(text)
-        if not m:
+        m = _ISO_DATETIME_RE.search(text)
+        if not m or m.group(4) is None:
             continue
         day = _day_number(int(m.group(1)), int(m.group(2)), int(m.group(3)))
-        zone = (m.group(6) or "").upper()
-        if zone and zone != "Z":
-            return day
+        zoned = _INSTANT_RE.match(text, m.start())
+        if zoned and zoned.group(6).upper() != "Z":
+            return day  # written with its offset: local already
         offsets = _zone_offsets(text[: m.start()] + " " + text[m.end() :])
         minutes = int(m.group(4)) * 60 + int(m.group(5))
         days = {day + (minutes + int(o * 60)) // 1440 for o in offsets} or {day}
