@@ -1753,3 +1753,94 @@ def test_today_from_a_clock_tool_is_the_local_date_of_the_zone_it_names() -> Non
     assert value("action_conflicts_request", booked(utc, "2025-03-29T10:00:00-07:00")) == 1.0
     local = {"now": "2025-03-27T19:30:00-07:00", "timezone": "America/Los_Angeles"}
     assert value("action_conflicts_request", booked(local, "2025-03-28T10:00:00-07:00")) == 0.0
+
+
+# --- a booking's own record, other cabins' fares, an accepted alternative, cabin synonyms ---
+
+_PDX_OFFERS = {
+    "results": [
+        {
+            "flight_id": "FL-SLJ12",
+            "carrier": "Frontier",
+            "flight_no": "F9 2543",
+            "departure": "08:00",
+            "price": 204.0,
+            "fares": {"economy": 204.0, "business": 836.9},
+        },
+        {
+            "flight_id": "FL-KQ771",
+            "carrier": "Delta",
+            "flight_no": "DL 88",
+            "departure": "07:10",
+            "price": 189.0,
+            "fares": {"economy": 189.0, "business": 799.0},
+        },
+    ]
+}
+
+
+def _frontier_booking(
+    ask: str, *turns: tuple[str, str], booked: str = "FL-SLJ12", **args: Any
+) -> dict[str, Any]:
+    c = Conversation(ask)
+    c.call(
+        "get_profile",
+        {},
+        {
+            "name": "Fatima Fischer",
+            "email": "fatima@example.org",
+            "home_airport": "DFW",
+            "loyalty_programs": [{"airline": "Delta", "number": "186852664"}],
+        },
+    )
+    c.call("search_flights", {"from": "PDX", "to": "PHX"}, _PDX_OFFERS)
+    for said, answer in turns:
+        c.say(said).user(answer)
+    purchase = {
+        "flight_id": booked,
+        "travelers": [{"name": "Fatima Fischer"}],
+        "contact_email": "fatima@example.org",
+    }
+    return c.call("purchase_ticket", {**purchase, **args}, {"status": "confirmed"}).trace("Booked.")
+
+
+def test_the_travelers_own_profile_is_not_an_option_the_booking_chose() -> None:
+    # The profile (home airport DFW, a Delta loyalty card) is met by the traveler's name and email;
+    # it is no choice, so the user's "Frontier" and "PDX" contradict nothing.
+    ask = "PDX to PHX on 2025-03-25, it has to be Frontier, budget $300 per ticket, economy."
+    assert value("final_choice_contradicts_request", _frontier_booking(ask, cabin="economy")) == 0.0
+    # The near miss: the Delta flight is still another airline than the one asked.
+    assert (
+        value("final_choice_contradicts_request", _frontier_booking(ask, booked="FL-KQ771", cabin="economy"))
+        == 1.0
+    )
+
+
+def test_coach_and_main_cabin_are_economy() -> None:
+    ask = "PDX to PHX on 2025-03-25, Frontier, in coach please."
+    assert value("final_choice_contradicts_request", _frontier_booking(ask, cabin="economy")) == 0.0
+    assert value("final_choice_contradicts_request", _frontier_booking(ask, cabin="business")) == 1.0
+    main = "PDX to PHX on 2025-03-25, Frontier, main cabin seats."
+    assert value("final_choice_contradicts_request", _frontier_booking(main, cabin="economy")) == 0.0
+
+
+def test_an_alternative_the_user_accepted_overrides_the_budget() -> None:
+    ask = "PDX to PHX on 2025-03-25, economy, max $190 per person."
+    offer = "Nothing is under $190. Closest: F9 2543 at 8:00 am for $204, or DL 88 at 7:10 am for $189 but 1 stop. Book one?"
+    accepted = _frontier_booking(ask, (offer, "yes please, F9 2543 is fine, book it"))
+    assert value("exceeds_user_limit", accepted) == 0.0
+    assert value("final_choice_contradicts_request", accepted) == 0.0
+    # Not accepted: a question is no yes, and a yes to the other option is no yes to this one.
+    for answer in ("hmm, is there anything cheaper?", "ok, book DL 88"):
+        booked = _frontier_booking(ask, (offer, answer))
+        assert value("exceeds_user_limit", booked) == 1.0, answer
+        assert value("final_choice_contradicts_request", booked) == 1.0, answer
+    # Unoffered: the user never saw it.
+    assert value("exceeds_user_limit", _frontier_booking(ask)) == 1.0
+
+
+def test_another_cabins_fare_of_the_booked_flight_is_not_its_price() -> None:
+    # F9 2543 costs $204 in economy, within the $300; its $836.90 business fare was not booked.
+    ask = "PDX to PHX on 2025-03-25, Frontier, budget $300 per ticket, economy."
+    assert value("final_choice_contradicts_request", _frontier_booking(ask, cabin="economy")) == 0.0
+    assert value("final_choice_contradicts_request", _frontier_booking(ask, cabin="business")) == 1.0

@@ -405,6 +405,7 @@ _CATEGORY_WORDS = {
 _CATEGORY_OF = {_stem(w): c for c, words in _CATEGORY_WORDS.items() for w in words.split()}
 
 
+_GRADE_SYNONYM_RE = re.compile(r"\b(coach|main[ -]cabin|econ)\b(?!\w)", re.I)
 _PRONOUN_ONE_RE = re.compile(
     r"\b(the|this|that|another|other|which|a|an)\s+((?:[A-Za-z]+\s+){0,2})ones?\b(?![-\w])", re.I
 )
@@ -418,6 +419,7 @@ def _value_tokens_of(text: str) -> set:
     """
     dated, rest = _date_entities(text)
     found = set(dated)
+    rest = _GRADE_SYNONYM_RE.sub("economy", rest)  # "coach" and "main cabin" are economy
     # "the olive one", "a cheaper one": a pronoun, not the number 1.
     rest = _PRONOUN_ONE_RE.sub(r"\1 \2", rest)
     for x in _entities(rest, with_names=False):

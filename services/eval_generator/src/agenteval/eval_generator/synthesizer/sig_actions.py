@@ -8,6 +8,7 @@ Each signal is ``trace dict -> float`` with a one-line docstring. Sandbox-safe (
 
 import re
 
+from agenteval.eval_generator.synthesizer._phrases import _is_affirmation
 from agenteval.eval_generator.synthesizer._trace_access import (
     _call_args,
     _call_failed,
@@ -715,6 +716,7 @@ def _chosen_items(trace: dict, names: set, stop: dict | None = None) -> list:
     distinct = _options_before(trace, stop)
     if len(distinct) < 2:
         return []
+    people = _person_names(stop) if stop is not None else set()
     seen: dict[str, int] = {}
     for own in distinct:
         for v in {str(v).lower() for v in own.values() if isinstance(v, str)}:
@@ -722,7 +724,14 @@ def _chosen_items(trace: dict, names: set, stop: dict | None = None) -> list:
     chosen = []
     for own in distinct:
         mine = {str(v).lower() for v in own.values() if isinstance(v, str) and len(str(v)) >= 2}
-        if any(seen[v] == 1 and (v in names or any(v in n for n in names if len(n) > 20)) for v in mine):
+        picked = {
+            v for v in mine if seen[v] == 1 and (v in names or any(v in n for n in names if len(n) > 20))
+        }
+        # A record nothing else is like (the traveler's own profile, met by their name or email) is
+        # not an option the action chose among: its home airport is nobody's choice.
+        if picked and picked <= people and not any(o is not own and o.keys() == own.keys() for o in distinct):
+            continue
+        if picked:
             chosen.append(own)
     return chosen
 
@@ -777,9 +786,31 @@ def _text_options(text: object) -> list:
     return out if len(out) >= 2 else []
 
 
+# Arguments that say who (a passenger, a contact address), not which option: they match the
+# traveler's own profile record, whose home airport or loyalty airline nobody chose.
+# Who travels or pays (not whom a meeting invites: attendees are what a calendar action chooses).
+_TRAVELER_KEY_RE = re.compile(
+    r"travell?er|passenger|first_?name|last_?name|full_?name|holder|customer|user", re.I
+)
+_PERSON_KEY_RE = re.compile(
+    r"travell?er|passenger|guest|attendee|contact|email|customer|user|first_?name|last_?name|full_?name|holder",
+    re.I,
+)
+
+
 def _action_names(action: dict) -> set:
+    """An action's string arguments, which can name the option it chose."""
     return {
         str(leaf).lower() for _, leaf in _arg_values(action) if isinstance(leaf, str) and len(str(leaf)) >= 2
+    }
+
+
+def _person_names(action: dict) -> set:
+    """The action's arguments that say who (a passenger, a contact address)."""
+    return {
+        str(leaf).lower()
+        for key, leaf in _arg_values(action)
+        if isinstance(leaf, str) and len(str(leaf)) >= 2 and _PERSON_KEY_RE.search(key)
     }
 
 
@@ -805,13 +836,60 @@ def _result_items(result: object) -> list:
     return out
 
 
+_TAKES_IT_RE = re.compile(
+    r"\b(works|is fine|book (it|that|this)|go with|i'?ll take|take (it|that|this))\b", re.I
+)
+
+
+def _squashed(text: str) -> str:
+    return re.sub(r"[\s-]+", "", text.lower())
+
+
+def _option_refs(item: dict) -> set:
+    """How an option is referred to: its values that hold a digit ("VS 378" as "vs378")."""
+    return {
+        _squashed(v)
+        for v in item.values()
+        if isinstance(v, str)
+        and re.search(r"\d", v)
+        and len(_squashed(v)) >= 4
+        and not _ISO_DATETIME_RE.search(v)
+    }
+
+
+def _user_accepted_choice(trace: dict, action: dict) -> bool:
+    """The user said yes to the very option the action chose, after the agent put it to them
+    ("VS378 ... Would you like me to book one of these?" / "yes please, the 4:05 pm is fine"):
+    an alternative the user accepted overrides the limits the user set before."""
+    chosen = _chosen_items(trace, _action_names(action), action)
+    if len(chosen) != 1:
+        return False
+    mine = _option_refs(chosen[0])
+    others = {r for o in _options_before(trace, action) for r in _option_refs(o)} - mine
+    offered = False
+    for e in _timeline(trace):
+        if e["kind"] == "call" and e["call"] is action:
+            return False
+        if e["kind"] != "msg":
+            continue
+        text = _squashed(e["text"])
+        if e["role"] == "assistant":
+            offered = offered or any(r in text for r in mine)
+        elif e["role"] == "user" and offered:
+            names_other = any(r in text for r in others) and not any(r in text for r in mine)
+            if not names_other and (_is_affirmation(e["text"]) or _TAKES_IT_RE.search(e["text"])):
+                return True
+    return False
+
+
 def exceeds_user_limit(trace: dict) -> float:
-    """An action chose something costing more than the latest limit the user set ("under $300")."""
+    """An action chose something costing more than the latest limit the user set ("under $300"),
+    unless the user accepted that very option when the agent offered it."""
     limit = _latest_limit(trace)
     if limit is None:
         return 0.0
     for e in _timeline(trace):
-        if e["kind"] == "call" and _is_action(e["call"]):
+        if e["kind"] == "call" and _is_action(e["call"]) and not _user_accepted_choice(trace, e["call"]):
             if any(a > limit + 0.005 for a in _chosen_amounts(trace, e["call"])):
                 return 1.0
     return 0.0

@@ -35,6 +35,7 @@ from agenteval.eval_generator.synthesizer._values import (
     _value_tokens,
 )
 from agenteval.eval_generator.synthesizer.sig_actions import (
+    _TRAVELER_KEY_RE,
     _action_names,
     _arg_values,
     _chosen_items,
@@ -42,6 +43,7 @@ from agenteval.eval_generator.synthesizer.sig_actions import (
     _limit_free,
     _money_limits,
     _options_before,
+    _user_accepted_choice,
     action_id_unsupported,
     choice_breaks_requirement,
     exceeds_user_limit,
@@ -346,7 +348,12 @@ def _final_choice_pairs(trace: dict) -> list:
         pairs = []
         items = []
         for action in actions:
-            pairs += [(k.split(" ")[-1].lower(), v) for k, v in _arg_values(action)]
+            # Who travels is not a choice among options (and "name" would meet the airline's name).
+            pairs += [
+                (k.split(" ")[-1].lower(), v)
+                for k, v in _arg_values(action)
+                if not _TRAVELER_KEY_RE.search(k)
+            ]
             items += _chosen_items(trace, _action_names(action), action)
     else:
         pairs = []
@@ -453,6 +460,16 @@ _RECORD_KEY_RE = re.compile(
 )
 
 
+def _unchosen_variant(key: str, pairs: list, chosen: set) -> bool:
+    """Whether ``key`` is one of several variants of a field ("fares business" beside "fares
+    economy") and not the one chosen: the business fare of a flight booked in economy."""
+    head, _, last = key.rpartition(" ")
+    if not head:
+        return False
+    siblings = {k.rpartition(" ")[2] for k, _ in pairs if k.rpartition(" ")[0] == head}
+    return len(siblings) > 1 and not _value_tokens(last) <= chosen
+
+
 def final_choice_contradicts_request(trace: dict) -> float:
     """Something the agent finally chose (a date, a place, a colour, an option) is not what the user
     last asked for about that thing, although the user named it."""
@@ -475,6 +492,8 @@ def final_choice_contradicts_request(trace: dict) -> float:
             return 1.0  # works to an earlier budget
         if any(_count_superseded(users, n) for n in numbers):
             return 1.0
+    if limits and any(_user_accepted_choice(trace, a) for a in _final_actions(trace)):
+        limits = []  # the user took the option over the budget when it was offered
     final_pairs = _final_choice_pairs(trace)
     # Everything finally chosen: a value the user asked for may sit under another key than the one named.
     chosen = set().union(*(_value_tokens(str(v)) for _, v in final_pairs)) if final_pairs else set()
@@ -486,7 +505,7 @@ def final_choice_contradicts_request(trace: dict) -> float:
         if isinstance(value, int | float) or re.fullmatch(r"[$€£]?\s*\d+(\.\d+)?", text):
             amount = float(re.sub(r"[^\d.]", "", text) or 0)
             if limits and any(k in key for k in ("price", "cost", "rate", "fare", "total", "amount")):
-                if amount > limits[-1] + 0.005:
+                if amount > limits[-1] + 0.005 and not _unchosen_variant(key, final_pairs, chosen):
                     return 1.0
             elif limits and any(k in key for k in ("budget", "limit", "max")):
                 if abs(amount - limits[-1]) > 0.005 and any(abs(amount - x) < 0.005 for x in limits):
