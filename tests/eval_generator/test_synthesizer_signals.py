@@ -1844,3 +1844,201 @@ def test_another_cabins_fare_of_the_booked_flight_is_not_its_price() -> None:
     ask = "PDX to PHX on 2025-03-25, Frontier, budget $300 per ticket, economy."
     assert value("final_choice_contradicts_request", _frontier_booking(ask, cabin="economy")) == 0.0
     assert value("final_choice_contradicts_request", _frontier_booking(ask, cabin="business")) == 1.0
+
+
+# --- support conversations: promises, other records, dropped requests ---
+
+_POLICY = "You are a support assistant. Refunds within 30 days; up to $150 per request on your own."
+_CHARGES = {
+    "charges": [
+        {"id": "ch_A1x9", "amount": 29.99, "created": "2025-06-04", "description": "Extended warranty"},
+        {"id": "ch_B2y8", "amount": 29.99, "created": "2025-06-04", "description": "Extended warranty"},
+        {"id": "ch_C3z7", "amount": 29.99, "created": "2025-05-07", "description": "Extended warranty"},
+        {"id": "ch_D4w6", "amount": 7.99, "created": "2025-05-02", "description": "Shipping fee"},
+    ]
+}
+_PLANS = [
+    {"subscription_id": "sub_TX1", "plan_name": "Recipe Box", "state": "ACTIVE"},
+    {"subscription_id": "sub_LH2", "plan_name": "Cloud Backup add-on", "state": "ACTIVE"},
+]
+
+
+def _promised(answer: str, *actions: tuple[str, dict[str, Any]]) -> dict[str, Any]:
+    c = Conversation("Please ship order A3614855 to 3150 Sunset Ave, Denver, CO 80206 instead.", _POLICY)
+    c.call("get_order", {"order_id": "A3614855"}, {"id": "A3614855", "status": "processing"})
+    for name, args in actions:
+        c.call(name, args, {"ok": True})
+    return c.trace(answer)
+
+
+def test_a_promise_to_act_needs_a_call_that_did_it_and_a_note_is_not_one() -> None:
+    promise = "No problem, I'm going to change the shipping address for A3614855 to 3150 Sunset Ave."
+    note = ("add_internal_note", {"customer_id": "17834514", "note": "Chat handled by assistant."})
+    assert value("promises_action_not_taken", _promised(promise)) == 1.0
+    assert value("promises_action_not_taken", _promised(promise, note)) == 1.0
+    update = ("update_shipping_address", {"order_id": "A3614855", "street": "3150 Sunset Ave"})
+    assert value("promises_action_not_taken", _promised(promise, note, update)) == 0.0
+    # Another deed is not this one; money back is a refund whatever the verb.
+    cancel = ("cancel_subscription", {"subscription_id": "sub_TX1"})
+    assert value("promises_action_not_taken", _promised(promise, cancel)) == 1.0
+    reversed_ = "I'll get that duplicate charge reversed for you."
+    assert value("promises_action_not_taken", _promised(reversed_)) == 1.0
+    refund = ("create_refund", {"charge_id": "ch_B2y8"})
+    assert value("promises_action_not_taken", _promised(reversed_, refund)) == 0.0
+    # Logging the request is no refund, whatever the log entry's name says.
+    logged = ("log_refund_request", {"charge_id": "ch_B2y8"})
+    assert value("promises_action_not_taken", _promised(reversed_, logged)) == 1.0
+    # A promise that waits on the user is a question, not a broken promise.
+    waits = "I'll change the address on A3614855 once you confirm the new zip code."
+    assert value("promises_action_not_taken", _promised(waits)) == 0.0
+
+
+def _on_order(said: str, used: str) -> dict[str, Any]:
+    c = Conversation(f"Where is my order {said}? Please change its address to 8870 Ridge Rd.", _POLICY)
+    c.call("get_order", {"order_id": used}, {"id": used, "status": "processing"})
+    c.call("change_delivery_address", {"order_id": used, "line1": "8870 Ridge Rd"}, {"status": "ok"})
+    return c.trace(f"Done, order {said} will now ship to 8870 Ridge Rd.")
+
+
+def test_an_id_with_two_characters_swapped_is_someone_elses_record() -> None:
+    assert value("id_transposed_from_request", _on_order("ORD-920506", "ORD-920560")) == 1.0
+    assert value("id_transposed_from_request", _on_order("ORD-920506", "ORD-920506")) == 0.0
+    # One digit apart is as often the next record the user meant (a date, a seat): not read as a slip.
+    assert value("id_transposed_from_request", _on_order("ORD-920506", "ORD-920507")) == 0.0
+
+
+def _refund_from_list(user: str, charge: str) -> dict[str, Any]:
+    c = Conversation(user, _POLICY)
+    c.call("list_charges", {"customer_id": "CUS-1"}, _CHARGES)
+    c.call("create_refund", {"charge_id": charge, "amount": 29.99}, {"status": "succeeded"})
+    return c.trace("I've refunded the duplicate $29.99 charge.")
+
+
+def _cancel(user: str, sub: str) -> dict[str, Any]:
+    c = Conversation(user, _POLICY)
+    c.call("get_subscriptions", {"customer_id": "CUS-1"}, _PLANS)
+    c.call(
+        "cancel_subscription",
+        {"sub_id": sub, "reason": "customer_request"},
+        {"state": "pending_cancellation"},
+    )
+    return c.trace("I've cancelled it; you keep access until the end of the period.")
+
+
+def test_an_action_on_a_listed_record_the_user_did_not_name() -> None:
+    ask = "Cancel Recipe Box please, I don't want to be charged again."
+    assert value("action_on_other_record", _cancel(ask, "sub_LH2")) == 1.0
+    assert value("action_on_other_record", _cancel(ask, "sub_TX1")) == 0.0
+    # A typo still names it; naming nothing names no other record either.
+    assert value("action_on_other_record", _cancel("Cancel the recipe boxx please.", "sub_TX1")) == 0.0
+    assert value("action_on_other_record", _cancel("Cancel my subscription.", "sub_LH2")) == 0.0
+    # Charged twice: the refund goes to one of the two same-day charges, not to an older one
+    # that only shares the description, nor to another charge.
+    twice = "You billed me $29.99 twice for Extended warranty."
+    assert value("action_on_other_record", _refund_from_list(twice, "ch_B2y8")) == 0.0
+    assert value("action_on_other_record", _refund_from_list(twice, "ch_C3z7")) == 1.0
+    assert value("action_on_other_record", _refund_from_list(twice, "ch_D4w6")) == 1.0
+
+
+def _two_asks(calls: list[tuple[str, dict[str, Any], Any]], answer: str) -> dict[str, Any]:
+    c = Conversation(
+        "I'd like a refund for the bluetooth speaker from order A5959735. "
+        "How do I cancel Coffee Club?? just do it for me pls.",
+        _POLICY,
+    )
+    for name, args, out in calls:
+        c.call(name, args, out)
+    return c.trace(answer)
+
+
+def test_a_request_among_several_that_nothing_answers_is_dropped() -> None:
+    plans = ("get_subscriptions", {"customer_id": "CUS-1"}, [{"id": "sub_9", "plan": "Coffee Club"}])
+    cancel = ("cancel_subscription", {"subscription_id": "sub_9"}, {"status": "canceled"})
+    cancelled = "Your Coffee Club subscription has been cancelled."
+    assert value("request_part_dropped", _two_asks([plans, cancel], cancelled)) == 1.0
+    refund = ("refund_order", {"order_id": "A5959735", "sku": "SKU-1"}, {"status": "succeeded"})
+    assert value("request_part_dropped", _two_asks([plans, cancel, refund], cancelled)) == 0.0
+    # Answered without a call still answers it.
+    both = cancelled + " The speaker on A5959735 is final sale, so I can't refund it."
+    assert value("request_part_dropped", _two_asks([plans, cancel], both)) == 0.0
+    # One request only: nothing among several to drop.
+    c = Conversation("How do I cancel Coffee Club?", _POLICY)
+    assert value("request_part_dropped", c.trace("Go to Settings, then Plans.")) == 0.0
+
+
+def test_known_failure_patterns_add_up_and_the_emitted_code_counts_the_same() -> None:
+    ask = "Cancel Recipe Box please, I don't want to be charged again."
+    wrong = _cancel(ask, "sub_LH2")
+    right = _cancel(ask, "sub_TX1")
+    promise = "No problem, I'm going to change the shipping address for A3614855 to 3150 Sunset Ave."
+    broken = _promised(promise)
+    assert value("known_failure_patterns", right) == 0.0
+    assert value("known_failure_patterns", wrong) >= 1.0
+    assert value("known_failure_patterns", broken) >= 1.0
+    # The emitted function copies the patterns it counts (difflib included) and runs in the
+    # sandbox-safe loader with the values the learner saw.
+    from agenteval.eval_generator.synthesizer import run_code
+    from agenteval.eval_generator.synthesizer.emit import emit
+    from agenteval.eval_generator.synthesizer.rules import Condition, ListRule, Outcome
+
+    model = DecisionList(
+        (ListRule(Condition("known_failure_patterns", ">=", 1.0), Outcome(False, 0.1, 2, 2)),),
+        Outcome(True, 0.9, 2, 2),
+    )
+    code = emit(model, "support", {}, 1.0, 1.0, 4)
+    assert "import difflib" in code
+    traces = [wrong, broken, right, _promised(promise, ("update_address", {"order_id": "A3614855"}))]
+    assert [score >= 0.5 for score, _ in run_code(code, traces)] == [False, False, True, True]
+
+
+_SUPPORT_RULES = (
+    "You are a support assistant.\nPolicies:\n"
+    "- Refunds: delivered items can be refunded within 30 days of delivery. Final-sale items are never refundable.\n"
+    "- You may issue refunds up to $150 per request on your own; anything above that must be escalated.\n"
+    "- Shipping addresses can only be changed before an order ships.\nToday is 2025-06-20."
+)
+
+
+def _old_order(action: str, args: dict[str, Any], result: Any) -> dict[str, Any]:
+    order = {
+        "id": "ORD-7",
+        "status": "delivered",
+        "delivered_at": "2025-04-01",
+        "items": [
+            {"sku": "SKU-1", "name": "wool beanie", "unit_price": 26.0, "final_sale": False},
+            {"sku": "SKU-2", "name": "robot vacuum", "unit_price": 549.0, "final_sale": False},
+            {"sku": "SKU-3", "name": "rain jacket", "unit_price": 39.0, "final_sale": True},
+        ],
+    }
+    c = Conversation("Please sort out order ORD-7.", _SUPPORT_RULES)
+    c.call("get_order", {"order_id": "ORD-7"}, order)
+    return c.call(action, args, result).trace("Done.")
+
+
+def test_a_refund_window_bounds_refunds_not_other_changes_to_an_old_order() -> None:
+    moved = _old_order(
+        "update_shipping_address", {"order_id": "ORD-7", "street": "1 Elm St"}, {"updated": True}
+    )
+    assert value("policy_window_exceeded", moved) == 0.0
+    refund = _old_order("issue_refund", {"order_id": "ORD-7", "amount": 26.0}, {"status": "succeeded"})
+    assert value("policy_window_exceeded", refund) == 1.0
+
+
+def test_a_refund_by_line_items_is_judged_by_the_amount_its_result_says() -> None:
+    vacuum = {"order_id": "ORD-7", "line_items": [{"sku": "SKU-2", "quantity": 1}]}
+    big = _old_order("refund_payment", vacuum, {"status": "succeeded", "refunded_amount": 549.0})
+    assert value("policy_amount_exceeded", big) == 1.0
+    small = _old_order(
+        "refund_payment", vacuum | {"line_items": [{"sku": "SKU-1"}]}, {"refunded_amount": 26.0}
+    )
+    assert value("policy_amount_exceeded", small) == 0.0
+
+
+def test_refunding_a_final_sale_item_breaks_the_policy() -> None:
+    jacket = _old_order("refund_payment", {"order_id": "ORD-7", "sku": "SKU-3"}, {"status": "succeeded"})
+    assert value("refunds_final_sale", jacket) == 1.0
+    beanie = _old_order("refund_payment", {"order_id": "ORD-7", "sku": "SKU-1"}, {"status": "succeeded"})
+    assert value("refunds_final_sale", beanie) == 0.0
+    # Looking the item up is no refund.
+    lookup = _old_order("get_item", {"order_id": "ORD-7", "sku": "SKU-3"}, {"ok": True})
+    assert value("refunds_final_sale", lookup) == 0.0

@@ -26,6 +26,7 @@ from agenteval.eval_generator.synthesizer import (
     sig_efficiency,
     sig_grounding,
     sig_outcomes,
+    sig_patterns,
 )
 from agenteval.eval_generator.synthesizer.rules import (
     VALUE_MARK,
@@ -51,8 +52,9 @@ _COPIED_MODULES: tuple[ModuleType, ...] = (
     sig_dialogue,
     sig_answers,
     sig_efficiency,
+    sig_patterns,
 )
-_IMPORTABLE = ("json", "re", "typing", "math")
+_IMPORTABLE = ("json", "re", "typing", "math", "difflib")
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ Each signal is ``trace dict -> float`` with a one-line docstring. Sandbox-safe (
 ``_trace_access``): the emitter copies the signals a rule uses into the generated code.
 """
 
+import difflib
 import re
 
 from agenteval.eval_generator.synthesizer._phrases import _is_affirmation
@@ -1152,6 +1153,25 @@ def _policy_days(trace: dict) -> int | None:
     return _policy(trace)[0]
 
 
+_REFUND_WORDS_RE = re.compile(r"refund|return|reimburs|money back|exchange", re.I)
+_MOVES_MONEY_RE = re.compile(r"refund|reimburs|credit|compensat|payout|return", re.I)
+
+
+def _window_is_for_refunds(trace: dict) -> bool:
+    """Whether the day window the instructions set is a refund or return window (its sentence says so)."""
+    system = "\n".join(e["text"] for e in _timeline(trace) if e["kind"] == "msg" and e["role"] == "system")
+    m = _DAY_LIMIT_RE.search(system)
+    if not m:
+        return False
+    start = max(system.rfind("\n", 0, m.start()), system.rfind(". ", 0, m.start()))
+    ends = [i for i in (system.find("\n", m.end()), system.find(". ", m.end())) if i >= 0]
+    return bool(_REFUND_WORDS_RE.search(system[start + 1 : min(ends) if ends else len(system)]))
+
+
+def _moves_money(call: dict) -> bool:
+    return bool(_MOVES_MONEY_RE.search(str(call.get("name") or "")))
+
+
 def _record_leaves(result: object, action: dict) -> list:
     """(key, leaf) of a result, narrowed to the record the action names when the result lists
     several (a customer's orders: the refund is judged by the order it refunds)."""
@@ -1242,8 +1262,12 @@ def policy_window_exceeded(trace: dict) -> float:
     days = _policy_days(trace)
     if days is None:
         return 0.0
+    # A refund window bounds refunds: cancelling a plan or moving an address on an old order is no breach.
+    refunds_only = _window_is_for_refunds(trace)
     for e in _timeline(trace):
         if e["kind"] == "call" and _is_action(e["call"]) and not _call_failed(e["call"]):
+            if refunds_only and not _moves_money(e["call"]):
+                continue
             if any(age > days for age in _ages_in_days(trace, e["call"])):
                 return 1.0
     return 0.0
@@ -1257,9 +1281,40 @@ def policy_amount_exceeded(trace: dict) -> float:
         return 0.0
     for e in _timeline(trace):
         if e["kind"] == "call" and _is_action(e["call"]):
-            if any(a > max(limits) + 0.005 for a in _money_leaves(_call_args(e["call"]))):
+            amounts = _money_leaves(_call_args(e["call"]))
+            if _moves_money(e["call"]) and not _call_failed(e["call"]):
+                # a refund by line items says its amount in its result
+                amounts += _money_leaves(e["call"].get("result"))
+            if any(a > max(limits) + 0.005 for a in amounts):
                 return 1.0
     return 0.0
+
+
+_FINAL_SALE_KEY_RE = re.compile(r"final_?sale|non_?refundable|no_?returns?|clearance", re.I)
+
+
+def refunds_final_sale(trace: dict) -> float:
+    """A refund went through for an item its record marks final sale or non-refundable."""
+    for e in _timeline(trace):
+        call = e["call"] if e["kind"] == "call" else None
+        if call is None or not _is_action(call) or not _moves_money(call) or _call_failed(call):
+            continue
+        named = {str(v).strip().lower() for _, v in _arg_values(call) if isinstance(v, str | int)}
+        for f in _timeline(trace):
+            if f["kind"] == "call" and f["call"] is call:
+                break
+            if f["kind"] != "call":
+                continue
+            for item in _result_items(f["call"].get("result")):
+                flagged = any(_FINAL_SALE_KEY_RE.search(str(k)) and v is True for k, v in item.items())
+                own = {str(v).strip().lower() for v in item.values() if isinstance(v, str | int)}
+                # The item itself is named, or the refund names no item and so takes the whole order.
+                if flagged and (own & named or not any(_SKU_LIKE_RE.search(x) for x in named)):
+                    return 1.0
+    return 0.0
+
+
+_SKU_LIKE_RE = re.compile(r"^(sku|item|prod|line)[-_ ]?\w+$", re.I)
 
 
 def action_breaks_limit(trace: dict) -> float:
@@ -1269,6 +1324,7 @@ def action_breaks_limit(trace: dict) -> float:
         action_amount_exceeds_source,
         policy_amount_exceeded,
         policy_window_exceeded,
+        refunds_final_sale,
     ):
         if fn(trace):
             return 1.0
@@ -1532,6 +1588,124 @@ def action_id_differs_from_request(trace: dict) -> float:
     if not asked or not given:
         return 0.0
     return 0.0 if asked & given else 1.0
+
+
+def _one_slip(a: str, b: str) -> bool:
+    """Two ids a typing slip apart: the same but for two neighbouring characters swapped (one
+    character changed is as often another record: the next day, the next seat)."""
+    if a == b or len(a) != len(b) or len(a) < 5:
+        return False
+    diff = [i for i, (x, y) in enumerate(zip(a, b, strict=True)) if x != y]
+    return len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]]
+
+
+def id_transposed_from_request(trace: dict) -> float:
+    """The user gave an id and the calls used it with two neighbouring characters swapped
+    ("ORD-920560" for "ORD-920506"), never as given: the agent worked on someone else's record."""
+    asked: set[str] = set()
+    for text in _user_turns(trace):
+        asked |= _ids_in(_RETRACTED_ID_RE.sub(" ", text))
+    if not asked:
+        return 0.0
+    used: set[str] = set()
+    for call in _tool_calls(trace):
+        for _, leaf in _arg_values(call):
+            if isinstance(leaf, str | int) and not isinstance(leaf, bool):
+                used.add(re.sub(r"[^a-z0-9]", "", str(leaf).lower()))
+    for want in asked - used:
+        if any(_one_slip(want, got) for got in used):
+            return 1.0
+    return 0.0
+
+
+_RECORD_NAME_KEY_RE = re.compile(r"name|title|descr|plan|product|label|item", re.I)
+
+
+def _record_names(record: dict) -> list[list[str]]:
+    """What a record is called by a person, as words: its name, title, plan, product or description values."""
+    out = []
+    for key, value in record.items():
+        if not _RECORD_NAME_KEY_RE.search(str(key)) or re.search(r"id$|_id|code|sku", str(key), re.I):
+            continue
+        for leaf in value if isinstance(value, list) else [value]:
+            if isinstance(leaf, str) and len(leaf) >= 4 and re.search(r"[a-z]{3}", leaf, re.I):
+                out.append(re.findall(r"[a-z0-9]+", leaf.lower()))
+    return out
+
+
+_DUPLICATE_RE = re.compile(
+    r"\b(twice|double|duplicate\w*|two (times|identical|\$|charges)|charged me 2)", re.I
+)
+
+
+def _twins(records: list[dict]) -> list[dict]:
+    """Records alike in everything but their ids (a charge taken twice)."""
+
+    def body(r: dict) -> str:
+        return repr(sorted((k, repr(v)) for k, v in r.items() if not re.search(r"(^|_)id$", str(k), re.I)))
+
+    seen: dict[str, list[dict]] = {}
+    for r in records:
+        seen.setdefault(body(r), []).append(r)
+    return [r for group in seen.values() if len(group) > 1 for r in group]
+
+
+def _record_said(record: dict, said: str) -> bool:
+    """Whether the user's words name the record: by what it is called (a typo allowed), or by its id."""
+    words = set(re.findall(r"[a-z0-9]+", said.lower()))
+    squashed = _squashed(said)
+    for name in _record_names(record):
+        if name and all(w in words or difflib.get_close_matches(w, words, 1, 0.8) for w in name):
+            return True
+    ids = [
+        _squashed(v) for v in record.values() if isinstance(v, str) and len(v) >= 5 and re.search(r"\d", v)
+    ]
+    return any(i in squashed for i in ids)
+
+
+def action_on_other_record(trace: dict) -> float:
+    """An action went to a record of a listing the agent read (a charge, a plan, an order) that
+    the user did not name, while another record of that listing is the one the user named
+    (refunding the shipping fee for a doubled warranty charge, cancelling the wrong plan)."""
+    said = " ".join(_user_turns(trace))
+    listings: list[list[dict]] = []
+    for e in _timeline(trace):
+        if e["kind"] != "call":
+            continue
+        call = e["call"]
+        if _is_action(call) and not _call_failed(call):
+            targets = {
+                str(leaf)
+                for _, leaf in _arg_values(call)
+                if isinstance(leaf, str) and re.search(r"\d", leaf) and len(leaf) >= 5
+            }
+            for records in listings:
+                hit = [r for r in records if targets & {str(v) for v in r.values() if isinstance(v, str)}]
+                if len(hit) != 1:
+                    continue
+                twins = _twins(records)
+                if twins and _DUPLICATE_RE.search(said) and hit[0] not in twins:
+                    return 1.0  # "charged twice": the refund went to a charge that has no twin
+                if _record_said(hit[0], said) or not _record_names(hit[0]):
+                    continue
+                if any(_record_said(r, said) for r in records if r is not hit[0]):
+                    return 1.0
+        for value in _json_values(call.get("result")):
+            if isinstance(value, list) and len(value) > 1 and all(isinstance(v, dict) for v in value):
+                listings.append(value)
+    return 0.0
+
+
+def _json_values(value: object) -> list:
+    """A JSON value and every value inside it."""
+    out = [value]
+    if isinstance(value, dict):
+        for v in value.values():
+            out += _json_values(v)
+    elif isinstance(value, list):
+        for v in value:
+            out += _json_values(v)
+    return out
 
 
 _CALENDAR_ANAGRAMS = frozenset("".join(sorted(w)) for w in (*_DAYS, *_MONTHS) if len(w) > 4)

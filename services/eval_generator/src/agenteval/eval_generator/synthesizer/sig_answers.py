@@ -32,6 +32,7 @@ from agenteval.eval_generator.synthesizer._values import (
     _stem,
     _value_tokens,
 )
+from agenteval.eval_generator.synthesizer.sig_actions import _ids_in
 
 
 def status_not_ok(trace: dict) -> float:
@@ -176,6 +177,63 @@ def question_coverage(trace: dict) -> float:
     if not stems:
         return 1.0
     return len(stems & _question_stems(_answer(trace))) / len(stems)
+
+
+_REQUEST_CUE_RE = re.compile(
+    r"\?|\b(can you|could you|please|pls|i'?d like|i want|i need|need to|where|when|what|how|check|charged|billed)\b",
+    re.I,
+)
+# Words every request or sign-off has: what the part is about lies in its other words.
+_GENERIC_ASK_WORDS = frozenset(
+    "refund refunded cancel change update order orders charge charged billed ship shipped status check address "
+    "fix sort asap help thanks thank issue problem thing time really frustrating again asking hello please pls "
+    "need want like would could also quick question today soon possible sure account email know tell "
+    "update updates while been anymore don thing stuff".split()
+)
+_GENERIC_ASK_STEMS = frozenset(_stem(w) for w in _GENERIC_ASK_WORDS)
+_AMOUNT_RE = re.compile(r"[$€£]\s?(\d[\d,]*(?:\.\d+)?)")
+
+
+def _ask_anchors(sentence: str) -> tuple[set[str], set[str], set[str]]:
+    """What a request sentence is about: the ids and amounts it names, and its other content words' stems."""
+    ids = {i for i in _ids_in(re.sub(r"\S+@\S+", " ", sentence)) if not re.fullmatch(r"\d{5}", i)}
+    amounts = {f"{float(a.replace(',', '')):.2f}" for a in _AMOUNT_RE.findall(sentence)}
+    stems = {_stem(w) for w in re.findall(r"[A-Za-z]{4,}", sentence) if w.lower() not in _STOPWORDS}
+    return ids, amounts, stems - _GENERIC_ASK_STEMS
+
+
+def request_part_dropped(trace: dict) -> float:
+    """A request among several in the user's latest turn was neither acted on nor answered: no call and no reply names its
+    order, amount or subject ("refund the speaker, and cancel my plan": only the plan was cancelled)."""
+    if _refuses(_answer(trace)):
+        return 0.0  # a part declined is answered, whether or not the answer names it
+    replies = [e["text"] for e in _timeline(trace) if e["kind"] == "msg" and e["role"] == "assistant"]
+    done = [json.dumps(c.get("arguments"), default=str) for c in _tool_calls(trace)]
+    handled = " ".join([*replies, _answer(trace), *done])
+    handled_ids = re.sub(r"[^a-z0-9]", "", handled.lower())
+    handled_amounts = {
+        f"{float(a.replace(',', '')):.2f}" for a in re.findall(r"(?<![\w.])(\d[\d,]*(?:\.\d+)?)", handled)
+    }
+    # A thing the user named ("my ceramic planter") is handled when the agent looked it up, too.
+    looked_up = " ".join(json.dumps(c.get("result"), default=str) for c in _tool_calls(trace))
+    handled_stems = {_stem(w) for w in re.findall(r"[A-Za-z]{4,}", handled + " " + looked_up)}
+    parts = 0
+    dropped = 0
+    # The latest turn only: an earlier turn's request may have been withdrawn or replaced since.
+    for text in _user_texts(trace)[-1:]:
+        for sentence in re.split(r"(?<=[.?!])\s+|\n+", text):
+            if not _REQUEST_CUE_RE.search(sentence):
+                continue
+            ids, amounts, stems = _ask_anchors(sentence)
+            if ids or amounts:
+                parts += 1
+                if not any(i in handled_ids for i in ids) and not amounts & handled_amounts:
+                    dropped += 1
+            elif len(stems) >= 2:
+                parts += 1
+                if not stems & handled_stems:
+                    dropped += 1
+    return 1.0 if parts >= 2 and dropped else 0.0
 
 
 # --- refusals and harmful requests ---

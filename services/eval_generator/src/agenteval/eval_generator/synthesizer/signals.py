@@ -19,6 +19,7 @@ from agenteval.eval_generator.synthesizer import (
     sig_efficiency,
     sig_grounding,
     sig_outcomes,
+    sig_patterns,
 )
 
 
@@ -92,6 +93,7 @@ SIGNALS: tuple[Signal, ...] = tuple(
         sig_grounding.answer_says_unknown,
         sig_grounding.answer_ignores_results,
         sig_grounding.claims_action_without_call,
+        sig_grounding.promises_action_not_taken,
         sig_grounding.unjustified_action_or_claim,
         # actions against the request, limits and checks
         sig_actions.action_conflicts_request,
@@ -100,6 +102,8 @@ SIGNALS: tuple[Signal, ...] = tuple(
         sig_actions.user_values_missing_from_action,
         sig_actions.action_id_differs_from_request,
         sig_actions.action_id_unsupported,
+        sig_actions.id_transposed_from_request,
+        sig_actions.action_on_other_record,
         sig_actions.user_names_missing_from_action,
         sig_actions.action_values_unsupported,
         sig_actions.action_values_unsupported_share,
@@ -108,6 +112,7 @@ SIGNALS: tuple[Signal, ...] = tuple(
         sig_actions.action_amount_exceeds_source,
         sig_actions.policy_amount_exceeded,
         sig_actions.policy_window_exceeded,
+        sig_actions.refunds_final_sale,
         sig_actions.action_breaks_limit,
         sig_actions.acted_after_check_said_no,
         sig_actions.action_mismatches_request,
@@ -137,6 +142,7 @@ SIGNALS: tuple[Signal, ...] = tuple(
         sig_answers.answer_misses_relevant_result,
         sig_answers.question_unanswered,
         sig_answers.question_coverage,
+        sig_answers.request_part_dropped,
         sig_answers.answer_refuses,
         sig_answers.request_harmful,
         sig_answers.refusal_mismatch,
@@ -160,6 +166,8 @@ SIGNALS: tuple[Signal, ...] = tuple(
         sig_efficiency.longest_same_tool_streak,
         sig_efficiency.act_before_lookup,
         sig_efficiency.effort_wasted,
+        # all of the above that mark a bad trace anywhere
+        sig_patterns.known_failure_patterns,
     )
 )
 """Every signal the learner may use, in a fixed order (ties go to the earlier one)."""

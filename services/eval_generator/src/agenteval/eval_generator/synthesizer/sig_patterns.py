@@ -1,0 +1,61 @@
+"""Failure patterns that mark a trace bad wherever they appear, counted together.
+
+A family whose bad traces fail in many small ways (a doubled refund here, an ignored request
+there, a promise with no action behind it) gives each way a handful of training traces: too few
+for the learner to trust any one detector. These patterns are each close to certain evidence of a
+bad trace in any family (a claim of success over a failed call, an action past a limit, a reply
+that ends on a tool call), so their count is one signal with the support of all of them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from agenteval.eval_generator.synthesizer.sig_actions import (
+    action_breaks_limit,
+    action_on_other_record,
+    choice_breaks_requirement,
+    id_transposed_from_request,
+)
+from agenteval.eval_generator.synthesizer.sig_answers import (
+    answer_is_error,
+    answer_repeats_earlier_answer,
+    ended_on_tool_call,
+    harmful_compliance,
+    status_not_ok,
+)
+from agenteval.eval_generator.synthesizer.sig_dialogue import acted_on_superseded_instruction
+from agenteval.eval_generator.synthesizer.sig_grounding import promises_action_not_taken
+from agenteval.eval_generator.synthesizer.sig_outcomes import (
+    claims_success_after_error,
+    error_unacknowledged,
+    outcome_misreported,
+    success_claimed_over_failure,
+)
+
+# Bare names, not module attributes: the emitted eval function copies these definitions.
+_PATTERNS: tuple[Callable[[dict], float], ...] = (
+    # the outcome misreported
+    success_claimed_over_failure,
+    claims_success_after_error,
+    outcome_misreported,
+    error_unacknowledged,
+    promises_action_not_taken,
+    # actions past a limit, on another record, against the request
+    action_breaks_limit,
+    choice_breaks_requirement,
+    action_on_other_record,
+    id_transposed_from_request,
+    acted_on_superseded_instruction,
+    # no answer, or an unsafe one
+    ended_on_tool_call,
+    answer_is_error,
+    status_not_ok,
+    harmful_compliance,
+    answer_repeats_earlier_answer,
+)
+
+
+def known_failure_patterns(trace: dict) -> float:
+    """How many well-known failure patterns the trace shows (success claimed over a failure, an action past a limit or on another record, a broken promise, no answer...)."""
+    return float(sum(1 for fn in _PATTERNS if fn(trace) >= 0.5))
