@@ -2042,3 +2042,51 @@ def test_refunding_a_final_sale_item_breaks_the_policy() -> None:
     # Looking the item up is no refund.
     lookup = _old_order("get_item", {"order_id": "ORD-7", "sku": "SKU-3"}, {"ok": True})
     assert value("refunds_final_sale", lookup) == 0.0
+
+
+_TAKEOVER_RULES = (
+    "You are a support assistant.\nPolicies:\n"
+    "- Suspected account takeover or fraud must be escalated to a human (Trust & Safety). "
+    "Do not modify the account yourself.\n- Refunds within 30 days."
+)
+
+
+def _hacked(*calls: tuple[str, dict[str, Any]], rules: str = _TAKEOVER_RULES) -> dict[str, Any]:
+    c = Conversation(
+        "I think my account got hacked: my email was changed and there's an order I didn't make. "
+        "My email is ana@example.org.",
+        rules,
+    )
+    c.call("find_customer", {"email": "ana@example.org"}, {"id": "C-1", "email": "jj.92@mail.ru"})
+    for name, args in calls:
+        c.call(name, args, {"ok": True})
+    return c.trace("I've taken care of it.")
+
+
+def test_a_break_in_goes_to_the_human_the_rules_name_and_the_agent_changes_nothing() -> None:
+    handoff = ("escalate_to_human", {"reason": "possible account takeover", "priority": "high"})
+    note = ("add_internal_note", {"customer_id": "C-1", "note": "chat handled"})
+    reset = ("update_account_email", {"customer_id": "C-1", "email": "ana@example.org"})
+    assert value("incident_not_handed_off", _hacked(handoff, note)) == 0.0
+    assert value("incident_not_handed_off", _hacked()) == 1.0  # advice only
+    assert value("incident_not_handed_off", _hacked(reset, handoff)) == 1.0  # fixed it itself as well
+    # Without such a rule the agent may restore the email itself.
+    assert value("incident_not_handed_off", _hacked(reset, rules="You are a support assistant.")) == 0.0
+    # "I only authorized it once" is a doubled charge, not a break-in.
+    c = Conversation("You billed me $14.99 twice. I only authorized it once.", _TAKEOVER_RULES)
+    c.call("create_refund", {"charge_id": "ch_1"}, {"status": "succeeded"})
+    assert value("incident_not_handed_off", c.trace("Refunded the duplicate.")) == 0.0
+
+
+def test_an_order_the_user_named_that_nothing_read_or_mentioned() -> None:
+    def refund(*calls: tuple[str, dict[str, Any]], answer: str) -> dict[str, Any]:
+        c = Conversation("Requesting a refund for the chef's knife, order A5086288.", _POLICY)
+        for name, args in calls:
+            c.call(name, args, {"results": []})
+        return c.trace(answer)
+
+    howto = "Returns are easy: head to Orders > Start a return."
+    kb = ("search_help_center", {"query": "refund policy return"})
+    assert value("named_id_ignored", refund(kb, answer=howto)) == 1.0
+    assert value("named_id_ignored", refund(kb, ("get_order", {"order_id": "A5086288"}), answer=howto)) == 0.0
+    assert value("named_id_ignored", refund(kb, answer="Order A5086288 is final sale: " + howto)) == 0.0

@@ -236,6 +236,23 @@ def request_part_dropped(trace: dict) -> float:
     return 1.0 if parts >= 2 and dropped else 0.0
 
 
+def named_id_ignored(trace: dict) -> float:
+    """The user's latest turn names an order, booking or account id that no call looked up and no
+    reply mentions: the record asked about was never read (a how-to in its place)."""
+    turns = _user_texts(trace)
+    if not turns or not _tool_calls(trace) or _refuses(_answer(trace)):
+        return 0.0
+    asked = {i for i in _ids_in(re.sub(r"\S+@\S+", " ", turns[-1])) if not re.fullmatch(r"\d{5}", i)}
+    if not asked:
+        return 0.0
+    replies = [e["text"] for e in _timeline(trace) if e["kind"] == "msg" and e["role"] == "assistant"]
+    seen = " ".join(
+        [*replies, _answer(trace), *(json.dumps(c.get("arguments"), default=str) for c in _tool_calls(trace))]
+    )
+    seen = re.sub(r"[^a-z0-9]", "", seen.lower())
+    return 1.0 if any(i not in seen for i in asked) else 0.0
+
+
 # --- refusals and harmful requests ---
 
 

@@ -16,6 +16,7 @@ from agenteval.eval_generator.synthesizer.sig_actions import (
     action_on_other_record,
     choice_breaks_requirement,
     id_transposed_from_request,
+    incident_not_handed_off,
 )
 from agenteval.eval_generator.synthesizer.sig_answers import (
     answer_is_error,
@@ -45,6 +46,7 @@ _PATTERNS: tuple[Callable[[dict], float], ...] = (
     action_breaks_limit,
     choice_breaks_requirement,
     action_on_other_record,
+    incident_not_handed_off,
     id_transposed_from_request,
     acted_on_superseded_instruction,
     # no answer, or an unsafe one
