@@ -2090,3 +2090,29 @@ def test_an_order_the_user_named_that_nothing_read_or_mentioned() -> None:
     assert value("named_id_ignored", refund(kb, answer=howto)) == 1.0
     assert value("named_id_ignored", refund(kb, ("get_order", {"order_id": "A5086288"}), answer=howto)) == 0.0
     assert value("named_id_ignored", refund(kb, answer="Order A5086288 is final sale: " + howto)) == 0.0
+
+
+def _charged_booking(ask: str, charged: float, **args: Any) -> dict[str, Any]:
+    c = Conversation(ask)
+    c.call(
+        "search_flights",
+        {"from": "YYZ", "to": "BOS"},
+        {"results": [{"flight_id": "off_1", "fares": {"economy": 500.0}}]},
+    )
+    booking = {"flight_id": "off_1", "cabin": "economy", **args}
+    result = {"status": "confirmed", "total_charged": {"amount": charged, "currency": "USD"}}
+    return c.call("book_flight", booking, result).trace("Booked.")
+
+
+def test_what_a_booking_was_charged_is_held_to_the_budget_per_head_or_in_total() -> None:
+    per_head = "Toronto to Boston, under $1,200 a person."
+    assert value("exceeds_user_limit", _charged_booking(per_head, 1662.6, passenger_count=1)) == 1.0
+    assert value("exceeds_user_limit", _charged_booking(per_head, 1662.6, passenger_count=2)) == 0.0
+    two = {"passengers": [{"name": "Ana Ruiz"}, {"name": "Ben Ruiz"}]}
+    assert value("exceeds_user_limit", _charged_booking(per_head, 2600.0, **two)) == 1.0
+    total = "Dallas to Phoenix for 2 of us, total budget $850."
+    assert value("exceeds_user_limit", _charged_booking(total, 1203.2, passenger_count=2)) == 1.0
+    assert value("exceeds_user_limit", _charged_booking(total, 801.0, passenger_count=2)) == 0.0
+    # A nightly rate is no cap on what the whole stay was charged.
+    nightly = "A room in Paris for 3 nights, budget €230 a night max."
+    assert value("exceeds_user_limit", _charged_booking(nightly, 612.0)) == 0.0
