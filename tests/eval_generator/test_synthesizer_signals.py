@@ -2116,3 +2116,58 @@ def test_what_a_booking_was_charged_is_held_to_the_budget_per_head_or_in_total()
     # A nightly rate is no cap on what the whole stay was charged.
     nightly = "A room in Paris for 3 nights, budget €230 a night max."
     assert value("exceeds_user_limit", _charged_booking(nightly, 612.0)) == 0.0
+
+
+def _party_booking(ask: str, travelers: list[str], profile: bool = True, **args: Any) -> dict[str, Any]:
+    system = "You are a flight-booking assistant.\nSigned-in user: Nadia Haddad (u_42033)."
+    c = Conversation(ask, system)
+    if profile:
+        saved = [{"name": "Omar Haddad", "relation": "spouse"}]
+        c.call(
+            "get_user_profile",
+            {},
+            {"name": "Nadia Haddad", "email": "nadia@example.org", "saved_travelers": saved},
+        )
+    c.call("search_flights", {"from": "IAH", "to": "LAX"}, {"results": [{"flight_id": "off_1"}]})
+    booking = {"flight_id": "off_1", "passengers": [{"name": n} for n in travelers], **args}
+    return c.call("book_flight", booking, {"status": "confirmed"}).trace("Booked.")
+
+
+def test_a_booking_is_for_the_people_the_user_asked_for() -> None:
+    nephew = "Houston to Los Angeles on 2025-07-08, it's for my nephew, Priya Haddad, not for me."
+    assert value("travelers_differ_from_request", _party_booking(nephew, ["Priya Haddad"])) == 0.0
+    assert (
+        value("travelers_differ_from_request", _party_booking(nephew, ["Nadia Haddad", "Priya Haddad"]))
+        == 1.0
+    )
+    client = "Please book Houston to LA for my client Zoe Fernandez."
+    assert value("travelers_differ_from_request", _party_booking(client, ["Zoe Fernandez"])) == 0.0
+    assert (
+        value("travelers_differ_from_request", _party_booking(client, ["Nadia Haddad", "Zoe Fernandez"]))
+        == 1.0
+    )
+    # "Book me a flight" books the user; the spouse comes from the saved travelers.
+    both = "Can you book me a flight Houston to LA for me and my spouse (saved on my profile)?"
+    assert (
+        value("travelers_differ_from_request", _party_booking(both, ["Nadia Haddad", "Omar Haddad"])) == 0.0
+    )
+    assert value("travelers_differ_from_request", _party_booking(both, ["Nadia Haddad"])) == 1.0
+    # A count the user gave, a count the booking gives, and a name nobody gave.
+    three = "Houston to LA for 3 of us, me and Omar and Priya Haddad."
+    assert (
+        value("travelers_differ_from_request", _party_booking(three, ["Nadia Haddad", "Omar Haddad"])) == 1.0
+    )
+    solo = "Houston to LA, just me."
+    assert value("travelers_differ_from_request", _party_booking(solo, ["Nadia Haddad"])) == 0.0
+    assert (
+        value("travelers_differ_from_request", _party_booking(solo, ["Nadia Haddad"], passenger_count=2))
+        == 1.0
+    )
+    assert value("travelers_differ_from_request", _party_booking(solo, ["Mei Fernandez"])) == 1.0
+    # The signed-in user named by the instructions is no stranger, profile or not.
+    assert (
+        value("travelers_differ_from_request", _party_booking(solo, ["Nadia Haddad"], profile=False)) == 0.0
+    )
+    # "Book me a flight for my client" is the client's trip.
+    for_client = "Can you book me a flight Houston to LA for my client Zoe Fernandez?"
+    assert value("travelers_differ_from_request", _party_booking(for_client, ["Zoe Fernandez"])) == 0.0

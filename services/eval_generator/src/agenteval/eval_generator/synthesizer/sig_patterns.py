@@ -17,6 +17,7 @@ from agenteval.eval_generator.synthesizer.sig_actions import (
     choice_breaks_requirement,
     id_transposed_from_request,
     incident_not_handed_off,
+    travelers_differ_from_request,
 )
 from agenteval.eval_generator.synthesizer.sig_answers import (
     answer_is_error,
@@ -47,6 +48,7 @@ _PATTERNS: tuple[Callable[[dict], float], ...] = (
     choice_breaks_requirement,
     action_on_other_record,
     incident_not_handed_off,
+    travelers_differ_from_request,
     id_transposed_from_request,
     acted_on_superseded_instruction,
     # no answer, or an unsafe one
