@@ -2128,7 +2128,8 @@ def _party_booking(ask: str, travelers: list[str], profile: bool = True, **args:
             {},
             {"name": "Nadia Haddad", "email": "nadia@example.org", "saved_travelers": saved},
         )
-    c.call("search_flights", {"from": "IAH", "to": "LAX"}, {"results": [{"flight_id": "off_1"}]})
+    offer = {"flight_id": "off_1", "carrier": {"code": "UA", "name": "United Airlines"}}
+    c.call("search_flights", {"from": "IAH", "to": "LAX"}, {"results": [offer]})
     booking = {"flight_id": "off_1", "passengers": [{"name": n} for n in travelers], **args}
     return c.call("book_flight", booking, {"status": "confirmed"}).trace("Booked.")
 
@@ -2171,3 +2172,21 @@ def test_a_booking_is_for_the_people_the_user_asked_for() -> None:
     # "Book me a flight for my client" is the client's trip.
     for_client = "Can you book me a flight Houston to LA for my client Zoe Fernandez?"
     assert value("travelers_differ_from_request", _party_booking(for_client, ["Zoe Fernandez"])) == 0.0
+
+
+def test_a_misspelt_traveler_a_named_one_left_off_or_the_user_on_a_friends_trip() -> None:
+    friend = "Houston to LA on May 2 for my spouse Omar Haddad."
+    assert value("travelers_differ_from_request", _party_booking(friend, ["Omar Haddad"])) == 0.0
+    assert value("travelers_differ_from_request", _party_booking(friend, ["Omar Hadad"])) == 1.0  # misspelt
+    assert value("travelers_differ_from_request", _party_booking(friend, ["Nadia Haddad"])) == 1.0  # the user
+    client = "Houston to LA on May 2 for my client Zoe Fernandez."
+    assert value("travelers_differ_from_request", _party_booking(client, ["Nadia Haddad"])) == 1.0
+    # A party of two from the saved travelers: the named one must be on it; an airline's name is no person.
+    two = "Houston to LA for 2 of us, me and Omar Haddad, United Airlines only."
+    assert value("travelers_differ_from_request", _party_booking(two, ["Nadia Haddad", "Omar Haddad"])) == 0.0
+    assert (
+        value("travelers_differ_from_request", _party_booking(two, ["Nadia Haddad", "Nadia Haddad"])) == 1.0
+    )
+    # Guests written as emails are not names to spell.
+    email = _party_booking("Houston to LA, just me.", ["pcosta@acme.com"])
+    assert value("travelers_differ_from_request", email) == 0.0

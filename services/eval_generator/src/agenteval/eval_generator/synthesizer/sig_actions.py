@@ -980,6 +980,7 @@ _SELF_RE = re.compile(r"\b(me|myself|us|we|our|ourselves|i'?m (?:going|flying|tr
 _BOOK_ME_RE = re.compile(
     r"\b(?:book|get|find|set|reserve|buy|grab|help|show|send|give)\s+me\b|\bfor me to\b", re.I
 )
+_PERSON_FIELD_RE = re.compile(r"relation|dob|birth|passport|gender|^age$|traveler_type", re.I)
 _NOT_SELF_RE = re.compile(r"\bnot (?:for )?(?:me|myself)\b|\bisn'?t for me\b|\bnot going myself\b", re.I)
 
 
@@ -1010,25 +1011,34 @@ def travelers_differ_from_request(trace: dict) -> float:
     counts = list(_PARTY_RE.finditer(asked))
     m = counts[-1] if counts else None  # the latest count the user gave
     party = None
+    plain = _BOOK_ME_RE.sub(" ", _NOT_SELF_RE.sub(" ", asked))
+    goes = bool(_SELF_RE.search(plain)) and not _NOT_SELF_RE.search(asked)
+    for_others = bool(_RELATION_RE.search(asked)) and not goes  # "for my friend Grace": not the user's trip
     if m:
         raw = (m.group(1) or m.group(2)).lower()
         party = int(raw) if raw.isdigit() else _PARTY_WORDS.get(raw)
     elif _RELATION_RE.search(asked) and not _RELATIONS_RE.search(asked):
         # "for me and my cousin Luis, my spouse Felix and my boss Jonas": one each, and the user if they go
-        plain = _BOOK_ME_RE.sub(" ", _NOT_SELF_RE.sub(" ", asked))
-        goes = bool(_SELF_RE.search(plain)) and not _NOT_SELF_RE.search(asked)
         party = len(_RELATION_RE.findall(asked)) + int(goes)
     system = "\n".join(e["text"] for e in _timeline(trace) if e["kind"] == "msg" and e["role"] == "system")
     known = set(words) | set(re.findall(r"[a-z]+", system.lower()))
     holders = {  # the account holder, as the instructions or a profile name them
         re.sub(r"\s+", " ", h).lower() for h in _HOLDER_RE.findall(system)
     }
+    named: set[str] = set()  # people a record lists whom the user named in full ("my friend grace lindqvist")
     for e in _timeline(trace):
         call = e["call"] if e["kind"] == "call" else None
         if call is not None and not _is_action(call):
             for item in _result_items(call.get("result")):
-                if isinstance(item.get("name"), str) and ("email" in item or "user_id" in item):
-                    holders.add(re.sub(r"\s+", " ", item["name"]).strip().lower())
+                name = re.sub(r"\s+", " ", str(item.get("name") or "")).strip().lower()
+                if name and ("email" in item or "user_id" in item):
+                    holders.add(name)
+                elif (
+                    " " in name
+                    and any(_PERSON_FIELD_RE.search(str(k)) for k in item)
+                    and re.search(rf"\b{re.escape(name)}\b", low)
+                ):
+                    named.add(name)
             known |= set(re.findall(r"[a-z]+", _leaf_text(call.get("result")).lower()))
         if call is None or not _is_action(call) or _call_failed(call):
             continue
@@ -1047,10 +1057,12 @@ def travelers_differ_from_request(trace: dict) -> float:
             return 1.0
         if party is not None and len(people) != party:
             return 1.0
-        if _NOT_SELF_RE.search(asked) and any(p in holders for p in people):
+        if (_NOT_SELF_RE.search(asked) or for_others) and any(p in holders for p in people):
             return 1.0  # "it's for my nephew, not for me", and the account holder is on it
-        if any(not set(re.findall(r"[a-z]+", p)) & known for p in people):
-            return 1.0  # a name that neither the user nor any record gave
+        if named - set(people):
+            return 1.0  # someone the user named is not on it
+        if any("@" not in p and not set(re.findall(r"[a-z]+", p)) <= known for p in people):
+            return 1.0  # a name (or a spelling) that neither the user nor any record gave
     return 0.0
 
 
