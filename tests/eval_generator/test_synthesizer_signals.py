@@ -2190,3 +2190,43 @@ def test_a_misspelt_traveler_a_named_one_left_off_or_the_user_on_a_friends_trip(
     # Guests written as emails are not names to spell.
     email = _party_booking("Houston to LA, just me.", ["pcosta@acme.com"])
     assert value("travelers_differ_from_request", email) == 0.0
+
+
+def _flown(ask: str, offers: list[dict[str, Any]], booked: str) -> dict[str, Any]:
+    c = Conversation(ask)
+    c.call("search_flights", {"from": "SFO", "to": "ATL", "date": "2025-07-05"}, {"results": offers})
+    return c.call("book_flight", {"flight_id": booked, "cabin": "business"}, {"status": "confirmed"}).trace(
+        "Booked."
+    )
+
+
+_SFO_ATL = [
+    {"flight_id": "FL-1", "airline": "JetBlue", "from": "SJC", "to": "ATL", "stops": 0},
+    {"flight_id": "FL-2", "airline": "JetBlue", "from": "SFO", "to": "ATL", "stops": 0},
+    {"flight_id": "FL-3", "airline": "JetBlue", "from": "OAK", "to": "ATL", "stops": 0},
+]
+# An offer in slices and segments: the trip starts at the first origin and ends at the last destination.
+_ORD_DAL = [
+    {
+        "offer_id": "OF-1",
+        "slices": [
+            {"segments": [{"origin": "ORD", "destination": "IAH"}, {"origin": "IAH", "destination": "DAL"}]}
+        ],
+    },
+    {"offer_id": "OF-2", "slices": [{"segments": [{"origin": "MDW", "destination": "DAL"}]}]},
+]
+
+
+def test_a_flight_from_or_to_an_airport_that_serves_no_place_the_user_named() -> None:
+    ask = "Can you book me San Francisco to Atlanta on July 5, JetBlue, business."
+    assert value("airport_differs_from_request", _flown(ask, _SFO_ATL, "FL-1")) == 1.0  # San Jose
+    assert value("airport_differs_from_request", _flown(ask, _SFO_ATL, "FL-2")) == 0.0
+    assert (
+        value("airport_differs_from_request", _flown(ask, _SFO_ATL, "FL-3")) == 0.0
+    )  # Oakland serves SF too
+    named = "O'Hare (ORD) -> Dallas on Feb 18, evening."
+    assert value("airport_differs_from_request", _flown(named, _ORD_DAL, "OF-1")) == 0.0  # via IAH is fine
+    assert value("airport_differs_from_request", _flown(named, _ORD_DAL, "OF-2")) == 1.0  # Midway
+    # One place the table does not know: nothing to hold the other end to.
+    unknown = "Boise to Atlanta on July 5."
+    assert value("airport_differs_from_request", _flown(unknown, _SFO_ATL, "FL-1")) == 0.0

@@ -1066,6 +1066,126 @@ def travelers_differ_from_request(trace: dict) -> float:
     return 0.0
 
 
+# Where a traveler means by a city or an airport's name: the airports that serve it.
+_AIRPORTS_OF = {
+    "san francisco": "SFO OAK",
+    "oakland": "OAK",
+    "san jose": "SJC",
+    "los angeles": "LAX BUR LGB SNA ONT",
+    "san diego": "SAN",
+    "seattle": "SEA",
+    "portland": "PDX PWM",
+    "las vegas": "LAS",
+    "phoenix": "PHX",
+    "denver": "DEN",
+    "salt lake": "SLC",
+    "dallas": "DFW DAL",
+    "houston": "IAH HOU",
+    "austin": "AUS",
+    "chicago": "ORD MDW",
+    "minneapolis": "MSP",
+    "detroit": "DTW",
+    "atlanta": "ATL",
+    "miami": "MIA FLL",
+    "orlando": "MCO",
+    "tampa": "TPA",
+    "nashville": "BNA",
+    "charlotte": "CLT",
+    "new york": "JFK LGA EWR",
+    "boston": "BOS",
+    "washington": "IAD DCA BWI",
+    "philadelphia": "PHL",
+    "toronto": "YYZ YTZ",
+    "montreal": "YUL",
+    "vancouver": "YVR",
+    "london": "LHR LGW STN LCY LTN",
+    "paris": "CDG ORY",
+    "amsterdam": "AMS",
+    "frankfurt": "FRA",
+    "madrid": "MAD",
+    "rome": "FCO CIA",
+    "dublin": "DUB",
+    "tokyo": "HND NRT",
+    "o'hare": "ORD",
+    "ohare": "ORD",
+    "midway": "MDW",
+    "gatwick": "LGW",
+    "heathrow": "LHR",
+    "stansted": "STN",
+    "orly": "ORY",
+    "charles de gaulle": "CDG",
+    "de gaulle": "CDG",
+    "laguardia": "LGA",
+    "newark": "EWR",
+    "dulles": "IAD",
+    "love field": "DAL",
+    "hobby": "HOU",
+    "logan": "BOS",
+}
+_AIRPORT_CODE_RE = re.compile(r"\b[A-Z]{3}\b")
+_ORIGIN_KEY_RE = re.compile(r"(^|_| )(from|origin|departure_airport|depart_airport|dep_airport)$", re.I)
+_DESTINATION_KEY_RE = re.compile(
+    r"(^|_| )(to|destination|dest|arrival_airport|arrive_airport|arr_airport)$", re.I
+)
+
+
+def _booked_record(trace: dict, action: dict) -> dict | None:
+    """The listed option an action names by an id-like argument (the whole record, nested fields kept)."""
+    targets = {
+        str(v) for _, v in _arg_values(action) if isinstance(v, str | int) and re.search(r"\d", str(v))
+    }
+    for e in _timeline(trace):
+        if e["kind"] != "call":
+            continue
+        if e["call"] is action:
+            break
+        for item in _result_items(e["call"].get("result")):
+            if targets & {
+                str(v) for v in item.values() if isinstance(v, str | int) and not isinstance(v, bool)
+            }:
+                return item
+    return None
+
+
+def airport_differs_from_request(trace: dict) -> float:
+    """A booked flight leaves from or lands at an airport that serves none of the places the user
+    named ("San Francisco" is SFO or OAK, not SJC; "O'Hare" is ORD, not MDW)."""
+    asked = " ".join(_user_turns(trace))
+    low = asked.lower()
+    allowed: set[str] = set()
+    places = 0
+    for name, codes in _AIRPORTS_OF.items():
+        if re.search(rf"\b{re.escape(name)}\b", low):
+            allowed |= set(codes.split())
+            places += 1
+    listed: set[str] = set()
+    for call in _tool_calls(trace):
+        for key, leaf in _keyed_leaves(call.get("result")):
+            if isinstance(leaf, str) and (_ORIGIN_KEY_RE.search(key) or _DESTINATION_KEY_RE.search(key)):
+                listed.add(leaf)
+    for code in _AIRPORT_CODE_RE.findall(asked):
+        if code in listed:  # a code the user wrote that the results know as an airport
+            allowed.add(code)
+            places += 1
+    if places < 2:
+        return 0.0
+    for e in _timeline(trace):
+        call = e["call"] if e["kind"] == "call" else None
+        if call is None or not _is_action(call) or _call_failed(call):
+            continue
+        record = _booked_record(trace, call)
+        if record is None:
+            continue
+        leaves = [
+            (k, v) for k, v in _keyed_leaves(record) if isinstance(v, str) and re.fullmatch(r"[A-Z]{3}", v)
+        ]
+        origins = [v for k, v in leaves if _ORIGIN_KEY_RE.search(k)]
+        ends = [v for k, v in leaves if _DESTINATION_KEY_RE.search(k)]
+        if (origins and origins[0] not in allowed) or (ends and ends[-1] not in allowed):
+            return 1.0
+    return 0.0
+
+
 def exceeds_user_limit(trace: dict) -> float:
     """An action chose something costing more than the latest limit the user set ("under $300"),
     or was charged more (per head, unless the limit was a total), unless the user accepted that

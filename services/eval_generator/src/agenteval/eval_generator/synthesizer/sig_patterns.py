@@ -14,6 +14,7 @@ from collections.abc import Callable
 from agenteval.eval_generator.synthesizer.sig_actions import (
     action_breaks_limit,
     action_on_other_record,
+    airport_differs_from_request,
     choice_breaks_requirement,
     id_transposed_from_request,
     incident_not_handed_off,
@@ -49,6 +50,7 @@ _PATTERNS: tuple[Callable[[dict], float], ...] = (
     action_on_other_record,
     incident_not_handed_off,
     travelers_differ_from_request,
+    airport_differs_from_request,
     id_transposed_from_request,
     acted_on_superseded_instruction,
     # no answer, or an unsafe one
