@@ -1857,7 +1857,7 @@ _CHARGES = {
         {"id": "ch_D4w6", "amount": 7.99, "created": "2025-05-02", "description": "Shipping fee"},
     ]
 }
-_PLANS = [
+_SUBSCRIPTIONS = [
     {"subscription_id": "sub_TX1", "plan_name": "Recipe Box", "state": "ACTIVE"},
     {"subscription_id": "sub_LH2", "plan_name": "Cloud Backup add-on", "state": "ACTIVE"},
 ]
@@ -1916,7 +1916,7 @@ def _refund_from_list(user: str, charge: str) -> dict[str, Any]:
 
 def _cancel(user: str, sub: str) -> dict[str, Any]:
     c = Conversation(user, _POLICY)
-    c.call("get_subscriptions", {"customer_id": "CUS-1"}, _PLANS)
+    c.call("get_subscriptions", {"customer_id": "CUS-1"}, _SUBSCRIPTIONS)
     c.call(
         "cancel_subscription",
         {"sub_id": sub, "reason": "customer_request"},
@@ -2230,3 +2230,40 @@ def test_a_flight_from_or_to_an_airport_that_serves_no_place_the_user_named() ->
     # One place the table does not know: nothing to hold the other end to.
     unknown = "Boise to Atlanta on July 5."
     assert value("airport_differs_from_request", _flown(unknown, _SFO_ATL, "FL-1")) == 0.0
+
+
+def _meeting_invite(
+    ask: str, lookups: dict[str, list[dict[str, str]]], attendees: list[str]
+) -> dict[str, Any]:
+    c = Conversation(ask)
+    for query, found in lookups.items():
+        c.call("directory_search", {"q": query, "limit": 5}, found)
+    event = {"subject": "Sync", "date": "2025-09-24", "start_time": "11:00", "attendees": attendees}
+    return c.call("schedule_meeting", event, {"scheduled": True}).trace("All set.")
+
+
+def test_someone_the_user_named_is_left_off_the_meeting_invite() -> None:
+    ask = "Set up a call with Tomas Fischer, Dana Petrova and ingrid.garcia@initech.com on the 24th at 11."
+    lookups = {
+        "Tomas Fischer": [{"full_name": "Tomas Fischer", "primary_email": "tomas.fischer@acme.com"}],
+        "Dana Petrova": [{"full_name": "Dana Petrova", "primary_email": "dana.petrova@acme.com"}],
+    }
+    everyone = ["tomas.fischer@acme.com", "dana.petrova@acme.com", "ingrid.garcia@initech.com"]
+    assert value("invitee_missing", _meeting_invite(ask, lookups, everyone)) == 0.0
+    assert (
+        value("invitee_missing", _meeting_invite(ask, lookups, everyone[:2])) == 1.0
+    )  # the email the user wrote
+    assert value("invitee_missing", _meeting_invite(ask, lookups, everyone[::2])) == 1.0  # the one looked up
+    # A lookup that found two people did not say which one the user meant.
+    two = {
+        "Dana": [
+            {"name": "Dana Petrova", "email": "dana.petrova@acme.com"},
+            {"name": "Dana Liu", "email": "dana.liu@acme.com"},
+        ]
+    }
+    ask_dana = "Set up a call with Dana on the 24th at 11."
+    assert value("invitee_missing", _meeting_invite(ask_dana, two, ["dana.liu@acme.com"])) == 0.0
+    # An email an action carries for another purpose (a contact for the e-ticket) invites no one.
+    c = Conversation("Refund order A-1 to ana@example.org's card, and my new email is ana.new@example.org.")
+    c.call("issue_refund", {"order_id": "A-1", "contact_email": "ana@example.org"}, {"status": "succeeded"})
+    assert value("invitee_missing", c.trace("Refunded.")) == 0.0

@@ -1186,6 +1186,49 @@ def airport_differs_from_request(trace: dict) -> float:
     return 0.0
 
 
+_INVITEE_EMAIL_RE = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+
+
+_INVITEES_KEY_RE = re.compile(
+    r"attendee|guest|invite|participant|recipient|member|people|(^|[ _])(to|cc)$", re.I
+)
+
+
+def invitee_missing(trace: dict) -> float:
+    """Someone the user named is not among the people an action invites: an email the user wrote,
+    or the one entry a lookup of a name the user gave returned, absent from the action's emails."""
+    turns = _user_turns(trace)
+    said = " ".join(turns).lower()
+    meant = {e.lower() for e in _INVITEE_EMAIL_RE.findall(" ".join(turns))}
+    for e in _timeline(trace):
+        call = e["call"] if e["kind"] == "call" else None
+        if call is None:
+            continue
+        if not _is_action(call) and not _call_failed(call):
+            query = " ".join(
+                str(v) for _, v in _keyed_leaves(_call_args(call)) if isinstance(v, str) and "@" not in v
+            ).lower()
+            found = [
+                i
+                for i in _result_items(call.get("result"))
+                if any(_INVITEE_EMAIL_RE.fullmatch(str(v)) for v in i.values())
+            ]
+            if len(found) == 1 and query.strip() and re.search(rf"\b{re.escape(query.strip())}\b", said):
+                meant |= {str(v).lower() for v in found[0].values() if _INVITEE_EMAIL_RE.fullmatch(str(v))}
+            continue
+        if _call_failed(call):
+            continue
+        invited = {
+            m.lower()
+            for key, leaf in _keyed_leaves(_call_args(call))
+            if _INVITEES_KEY_RE.search(key)
+            for m in _INVITEE_EMAIL_RE.findall(str(leaf))
+        }
+        if invited and meant - invited:
+            return 1.0
+    return 0.0
+
+
 def exceeds_user_limit(trace: dict) -> float:
     """An action chose something costing more than the latest limit the user set ("under $300"),
     or was charged more (per head, unless the limit was a total), unless the user accepted that

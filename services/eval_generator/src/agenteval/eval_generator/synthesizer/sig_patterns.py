@@ -18,6 +18,7 @@ from agenteval.eval_generator.synthesizer.sig_actions import (
     choice_breaks_requirement,
     id_transposed_from_request,
     incident_not_handed_off,
+    invitee_missing,
     travelers_differ_from_request,
 )
 from agenteval.eval_generator.synthesizer.sig_answers import (
@@ -51,6 +52,7 @@ _PATTERNS: tuple[Callable[[dict], float], ...] = (
     incident_not_handed_off,
     travelers_differ_from_request,
     airport_differs_from_request,
+    invitee_missing,
     id_transposed_from_request,
     acted_on_superseded_instruction,
     # no answer, or an unsafe one
