@@ -23,6 +23,7 @@ from agenteval.eval_generator.synthesizer._trace_access import (
 from agenteval.eval_generator.synthesizer._values import (
     _CATEGORY_OF,
     _DAYS,
+    _EMAIL_RE,
     _ISO_DATETIME_RE,
     _MONTH_RE,
     _MONTHS,
@@ -1186,9 +1187,6 @@ def airport_differs_from_request(trace: dict) -> float:
     return 0.0
 
 
-_INVITEE_EMAIL_RE = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
-
-
 _INVITEES_KEY_RE = re.compile(
     r"attendee|guest|invite|participant|recipient|member|people|(^|[ _])(to|cc)$", re.I
 )
@@ -1199,7 +1197,7 @@ def invitee_missing(trace: dict) -> float:
     or the one entry a lookup of a name the user gave returned, absent from the action's emails."""
     turns = _user_turns(trace)
     said = " ".join(turns).lower()
-    meant = {e.lower() for e in _INVITEE_EMAIL_RE.findall(" ".join(turns))}
+    meant = {m.group(0).lower() for m in _EMAIL_RE.finditer(" ".join(turns))}
     for e in _timeline(trace):
         call = e["call"] if e["kind"] == "call" else None
         if call is None:
@@ -1211,10 +1209,10 @@ def invitee_missing(trace: dict) -> float:
             found = [
                 i
                 for i in _result_items(call.get("result"))
-                if any(_INVITEE_EMAIL_RE.fullmatch(str(v)) for v in i.values())
+                if any(_EMAIL_RE.fullmatch(str(v)) for v in i.values())
             ]
             if len(found) == 1 and query.strip() and re.search(rf"\b{re.escape(query.strip())}\b", said):
-                meant |= {str(v).lower() for v in found[0].values() if _INVITEE_EMAIL_RE.fullmatch(str(v))}
+                meant |= {str(v).lower() for v in found[0].values() if _EMAIL_RE.fullmatch(str(v))}
             continue
         if _call_failed(call):
             continue
@@ -1222,7 +1220,7 @@ def invitee_missing(trace: dict) -> float:
             m.lower()
             for key, leaf in _keyed_leaves(_call_args(call))
             if _INVITEES_KEY_RE.search(key)
-            for m in _INVITEE_EMAIL_RE.findall(str(leaf))
+            for m in (x.group(0) for x in _EMAIL_RE.finditer(str(leaf)))
         }
         if invited and meant - invited:
             return 1.0
@@ -1688,6 +1686,7 @@ _HANDOFF_RE = re.compile(
 _HANDOFF_CALL_RE = re.compile(
     r"escalat|handoff|hand_off|human|transfer|agent|ticket|case|security|fraud|report", re.I
 )
+# Bookkeeping changes nothing for the user: a note on the account, a logged interaction.
 _BOOKKEEPING_CALL_RE = re.compile(r"note|log|comment|memo|annotat|journal|audit|interaction|tag", re.I)
 
 
@@ -2052,12 +2051,19 @@ def _twins(records: list[dict]) -> list[dict]:
     return [r for group in seen.values() if len(group) > 1 for r in group]
 
 
-def _record_said(record: dict, said: str) -> bool:
-    """Whether the user's words name the record: by what it is called (a typo allowed), or by its id."""
-    words = set(re.findall(r"[a-z0-9]+", said.lower()))
-    squashed = _squashed(said)
+# Bounds on what a trace can make this reading do: a listing longer than this is a dump, not a
+# choice among records, and only the latest listings are compared.
+_MAX_LISTED = 200
+_MAX_LISTINGS = 20
+
+
+def _record_said(record: dict, words: set[str], squashed: str) -> bool:
+    """Whether the user's words (and their squashed text) name the record: by what it is called
+    (a typo allowed in a word of four letters or more), or by its id."""
     for name in _record_names(record):
-        if name and all(w in words or difflib.get_close_matches(w, words, 1, 0.8) for w in name):
+        if name and all(
+            w in words or (len(w) >= 4 and difflib.get_close_matches(w, words, 1, 0.8)) for w in name
+        ):
             return True
     ids = [
         _squashed(v) for v in record.values() if isinstance(v, str) and len(v) >= 5 and re.search(r"\d", v)
@@ -2070,6 +2076,8 @@ def action_on_other_record(trace: dict) -> float:
     the user did not name, while another record of that listing is the one the user named
     (refunding the shipping fee for a doubled warranty charge, cancelling the wrong plan)."""
     said = " ".join(_user_turns(trace))
+    words = set(re.findall(r"[a-z0-9]+", said.lower()))
+    squashed = _squashed(said)
     listings: list[list[dict]] = []
     for e in _timeline(trace):
         if e["kind"] != "call":
@@ -2081,19 +2089,23 @@ def action_on_other_record(trace: dict) -> float:
                 for _, leaf in _arg_values(call)
                 if isinstance(leaf, str) and re.search(r"\d", leaf) and len(leaf) >= 5
             }
-            for records in listings:
+            for records in listings[-_MAX_LISTINGS:]:
                 hit = [r for r in records if targets & {str(v) for v in r.values() if isinstance(v, str)}]
                 if len(hit) != 1:
                     continue
                 twins = _twins(records)
                 if twins and _DUPLICATE_RE.search(said) and hit[0] not in twins:
                     return 1.0  # "charged twice": the refund went to a charge that has no twin
-                if _record_said(hit[0], said) or not _record_names(hit[0]):
+                if _record_said(hit[0], words, squashed) or not _record_names(hit[0]):
                     continue
-                if any(_record_said(r, said) for r in records if r is not hit[0]):
+                if any(_record_said(r, words, squashed) for r in records if r is not hit[0]):
                     return 1.0
         for value in _json_values(call.get("result")):
-            if isinstance(value, list) and len(value) > 1 and all(isinstance(v, dict) for v in value):
+            if (
+                isinstance(value, list)
+                and 1 < len(value) <= _MAX_LISTED
+                and all(isinstance(v, dict) for v in value)
+            ):
                 listings.append(value)
     return 0.0
 

@@ -32,6 +32,7 @@ from agenteval.eval_generator.synthesizer._values import (
     _supported,
 )
 from agenteval.eval_generator.synthesizer.sig_actions import (
+    _BOOKKEEPING_CALL_RE,
     _money_leaves,
     acted_after_check_said_no,
     action_breaks_limit,
@@ -279,8 +280,6 @@ _PROMISE_WAITS_RE = re.compile(
     r"let me know)\b",
     re.I,
 )
-# Bookkeeping does not carry out a promise: a note on the account, a logged interaction.
-_BOOKKEEPING_RE = re.compile(r"note|log|comment|memo|annotat|journal|audit|interaction|tag", re.I)
 _SAME_DEED = {
     "update": "change modify edit correct fix set",
     "refund": "reverse credit reimburse money charge payment",
@@ -303,7 +302,7 @@ def promises_action_not_taken(trace: dict) -> float:
     done = [
         c
         for c in _tool_calls(trace)
-        if _is_action(c) and not _call_failed(c) and not _BOOKKEEPING_RE.search(str(c.get("name") or ""))
+        if _is_action(c) and not _call_failed(c) and not _BOOKKEEPING_CALL_RE.search(str(c.get("name") or ""))
     ]
     done_deeds = [
         _deeds(re.findall(r"[a-z]+", re.sub(r"([a-z])([A-Z])", r"\1 \2", str(c.get("name") or "")).lower()))
