@@ -4,12 +4,13 @@ importer: each test names a behaviour a signal must tell apart, with the near mi
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
 
-from agenteval.eval_generator.synthesizer import SIGNALS, SIGNALS_BY_NAME, load_eval_function
-from agenteval.eval_generator.synthesizer._trace_access import _keyed_leaves, _tool_calls
+from agenteval.eval_generator.synthesizer import SIGNALS, SIGNALS_BY_NAME, load_eval_function, sig_dialogue
+from agenteval.eval_generator.synthesizer._trace_access import _keyed_leaves, _signal_value, _tool_calls
 from agenteval.eval_generator.synthesizer.learn import learn
 from agenteval.eval_generator.synthesizer.rules import DecisionList
 from agenteval.importers import import_traces
@@ -1422,6 +1423,54 @@ def test_options_the_agent_listed_are_options_and_one_a_search_returned_too_is_s
         assert value("latest_instruction_ignored", order("P5875757", searched)) == 1.0
         assert value("chosen_option_not_asked", order("P5621349", searched)) == 0.0
         assert value("chosen_option_not_asked", order("P5875757", searched)) == 1.0
+
+
+def test_a_signal_is_computed_once_per_trace_and_a_failing_one_reads_zero() -> None:
+    # Readings made of others (a count of patterns, "any of these") ask for values the learner
+    # also reads on their own: each is computed once per trace, and per trace, not per content.
+    calls: list[str] = []
+
+    def counted(trace: dict[str, Any]) -> float:
+        calls.append(trace["id"])
+        return float(len(trace["id"]))
+
+    def broken(trace: dict[str, Any]) -> float:
+        raise ValueError("a hostile trace")
+
+    first, second, twin = {"id": "ab"}, {"id": "abc"}, {"id": "ab"}
+    assert [_signal_value(counted, first) for _ in range(3)] == [2.0, 2.0, 2.0]
+    assert _signal_value(counted, second) == 3.0
+    assert _signal_value(counted, twin) == 2.0  # an equal trace is another trace
+    assert calls == ["ab", "abc", "ab"]
+    assert _signal_value(broken, first) == 0.0
+    assert _signal_value(lambda t: float("nan"), first) == 0.0
+
+
+def test_a_long_option_list_is_searched_only_for_values_the_user_wrote(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A hostile trace (thousands of options against a long turn) once took 17 s in this one
+    # reading: a regex per value per turn. Only values the turn contains are matched now.
+    colors = [f"shade {i}" for i in range(3000)]
+    found = {"products": [{"sku": f"SK{i:05d}", "color": c} for i, c in enumerate(colors)]}
+    ask = "A sweater in shade 7, please. " + "It must be warm. " * 2000
+    trace = (
+        Conversation(ask)
+        .call("search_products", {"query": "sweater"}, found)
+        .call("place_order", {"sku": "SK00012"}, {"status": "placed"})
+        .trace("Ordered.")
+    )
+    searched: list[str] = []
+    real = re.finditer
+
+    def counting(pattern: str, text: str, *args: Any) -> Any:
+        if "shade" in pattern:
+            searched.append(pattern)
+        return real(pattern, text, *args)
+
+    monkeypatch.setattr(sig_dialogue.re, "finditer", counting)
+    assert value("chosen_option_not_asked", trace) == 1.0  # shade 12 booked after "shade 7"
+    assert 0 < len(searched) < 10, len(searched)
 
 
 def test_what_an_option_nests_belongs_to_it() -> None:

@@ -422,12 +422,27 @@ def _fmt(value: float) -> str:
     return f"{value:.3g}"
 
 
+# The last trace's signal values, as one (trace, {signal: value}) pair swapped whole like the
+# timeline's: readings made of others ("any of these", a count of patterns) ask for values the
+# learner also reads on their own, and each is computed once per trace.
+_LAST_VALUES: dict = {}
+
+
 def _signal_value(fn: typing.Callable[[dict], float], trace: dict) -> float:
     """A signal's value, with a failure or a non-finite number read as 0."""
+    pair = _LAST_VALUES.get("pair")
+    if pair is None or pair[0] is not trace:
+        values: dict[typing.Callable[[dict], float], float] = {}
+        pair = (trace, values)
+        _LAST_VALUES["pair"] = pair
+    known = pair[1].get(fn)
+    if known is not None:
+        return known
     try:
         value = float(fn(trace))
     except Exception:
-        return 0.0
+        value = 0.0
     if value != value or value in (float("inf"), float("-inf")):
-        return 0.0
+        value = 0.0
+    pair[1][fn] = value
     return value

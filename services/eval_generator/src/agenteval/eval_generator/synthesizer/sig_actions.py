@@ -17,6 +17,7 @@ from agenteval.eval_generator.synthesizer._trace_access import (
     _is_action,
     _keyed_leaves,
     _leaf_text,
+    _signal_value,
     _timeline,
     _tool_calls,
 )
@@ -1727,7 +1728,7 @@ def action_breaks_limit(trace: dict) -> float:
         policy_window_exceeded,
         refunds_final_sale,
     ):
-        if fn(trace):
+        if _signal_value(fn, trace):
             return 1.0
     return 0.0
 
@@ -2259,7 +2260,7 @@ def action_mismatches_request(trace: dict) -> float:
         exceeds_user_limit,
         acted_after_check_said_no,
     ):
-        if fn(trace):
+        if _signal_value(fn, trace):
             return 1.0
     return 1.0 if user_names_missing_from_action(trace) else 0.0
 

@@ -20,6 +20,7 @@ from agenteval.eval_generator.synthesizer._trace_access import (
     _call_kind,
     _is_action,
     _keyed_leaves,
+    _signal_value,
     _timeline,
 )
 from agenteval.eval_generator.synthesizer._values import (
@@ -560,9 +561,11 @@ def _wanted_value(turns: list, values: set) -> str | None:
     for turn in reversed(turns):
         sentences = [x for x in re.split(r"(?<=[.!?])\s+", turn) if not _HYPOTHETICAL_RE.search(x)]
         text = _RETRACTED_RE.sub(" ", " ".join(sentences)).lower()
+        # A plain substring test first: a long list of values against a long turn stays cheap.
         spans = [
             (m.start(), m.end(), v)
             for v in values
+            if v in text
             for m in re.finditer(r"(?<![\w-])" + re.escape(v) + r"(?![\w-])", text)
         ]
         # "green" inside "forest green" is not a mention of its own.
@@ -603,7 +606,7 @@ def chosen_option_not_asked(trace: dict) -> float:
 def acted_against_latest_instruction(trace: dict) -> float:
     """The final action (or answer) does not follow the user's latest instruction, by any of the three readings above."""
     for fn in (final_choice_contradicts_request, acted_on_superseded_instruction, latest_instruction_ignored):
-        if fn(trace):
+        if _signal_value(fn, trace):
             return 1.0
     return 0.0
 
@@ -696,6 +699,6 @@ def booking_off_request(trace: dict) -> float:
         length_differs,
         action_id_unsupported,
     ):
-        if fn(trace):
+        if _signal_value(fn, trace):
             return 1.0
     return 0.0

@@ -15,6 +15,7 @@ from agenteval.eval_generator.synthesizer._trace_access import (
     _is_action,
     _last_user_text,
     _leaf_text,
+    _signal_value,
     _tool_calls,
 )
 from agenteval.eval_generator.synthesizer._values import (
@@ -331,7 +332,7 @@ def unjustified_action_or_claim(trace: dict) -> float:
         action_id_differs_from_request,
         acted_after_check_said_no,
     ):
-        if fn(trace):
+        if _signal_value(fn, trace):
             return 1.0
     return 0.0
 

@@ -20,6 +20,7 @@ from agenteval.eval_generator.synthesizer._trace_access import (
     _keyed_leaves,
     _leaf_text,
     _name_words,
+    _signal_value,
     _tool_calls,
 )
 from agenteval.eval_generator.synthesizer._values import _value_entities
@@ -303,7 +304,7 @@ def reported_counts_differ(trace: dict) -> float:
 def outcome_misreported(trace: dict) -> float:
     """The answer misreports the runs: success claimed over a failure, or counts no run shows."""
     for fn in (success_claimed_over_failure, reported_counts_differ):
-        if fn(trace):
+        if _signal_value(fn, trace):
             return 1.0
     return 0.0
 

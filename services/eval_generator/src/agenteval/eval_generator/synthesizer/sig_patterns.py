@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from agenteval.eval_generator.synthesizer._trace_access import _signal_value
 from agenteval.eval_generator.synthesizer.sig_actions import (
     action_breaks_limit,
     action_on_other_record,
@@ -66,4 +67,4 @@ _PATTERNS: tuple[Callable[[dict], float], ...] = (
 
 def known_failure_patterns(trace: dict) -> float:
     """How many well-known failure patterns the trace shows (success claimed over a failure, an action past a limit or on another record, a broken promise, no answer...)."""
-    return float(sum(1 for fn in _PATTERNS if fn(trace) >= 0.5))
+    return float(sum(1 for fn in _PATTERNS if _signal_value(fn, trace) >= 0.5))
