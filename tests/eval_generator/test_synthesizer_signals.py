@@ -110,6 +110,52 @@ def test_final_choice_follows_the_latest_turn_about_the_same_thing() -> None:
     assert value("final_choice_contradicts_request", _shop("Could you gift wrap it?", "SKU-1")) == 0.0
 
 
+_DALLAS_OFFERS = {
+    "offers": [
+        {"offer_id": "OF-1", "owner": {"name": "United"}, "origin": "SFO", "destination": "DFW"},
+        {"offer_id": "OF-2", "owner": {"name": "Alaska"}, "origin": "SFO", "destination": "DAL"},
+        {"offer_id": "OF-3", "owner": {"name": "Frontier"}, "origin": "SFO", "destination": "DFW"},
+        {"offer_id": "OF-4", "owner": {"name": "United"}, "origin": "SFO", "destination": "IAH"},
+    ]
+}
+_SAVED_TRAVELERS = {
+    "name": "Leila Duarte",
+    "saved_travelers": [
+        {"name": "Yara Duarte", "relation": "nephew"},
+        {"name": "Zoe Duarte", "relation": "niece"},
+    ],
+}
+
+
+def _dallas_booking(ask: str, offer: str, *later: str) -> dict[str, Any]:
+    c = Conversation(ask).call("get_profile", {}, _SAVED_TRAVELERS)
+    c.call("search_flights", {"origin": "SFO", "destination": "Dallas", "pax": 2}, _DALLAS_OFFERS)
+    for turn in later:
+        c.user(turn)
+    travelers = [{"name": "Leila Duarte"}, {"name": "Yara Duarte"}]
+    return c.call("book_flight", {"offer_id": offer, "travelers": travelers}, {"status": "confirmed"}).trace(
+        "Booked."
+    )
+
+
+def test_a_booking_is_not_contradicted_by_names_that_only_share_a_key_or_a_stem() -> None:
+    ask = "San Francisco to Dallas for me and my nephew (saved on my profile). Only United, please."
+    # The saved traveler's "name" shares a key with the airline's: "United" is no other value of
+    # it when the booked offer is United's (a value chosen too contradicts nothing).
+    assert value("final_choice_contradicts_request", _dallas_booking(ask, "OF-1")) == 0.0
+    # "Dallas" is DFW or DAL: the city the user named is no other value than its airport.
+    plain = "San Francisco to Dallas for me and my nephew, saved on my profile."
+    assert value("final_choice_contradicts_request", _dallas_booking(plain, "OF-2")) == 0.0
+    # "Frontier" starts like "front", but names no seat position that "back" could replace.
+    fly_back = "San Francisco to Dallas for me and my nephew; we fly back on Sunday."
+    assert value("final_choice_contradicts_request", _dallas_booking(fly_back, "OF-3")) == 0.0
+    # The latest turn naming another airport still contradicts the booked one.
+    assert (
+        value("final_choice_contradicts_request", _dallas_booking(plain, "OF-2", "Make it IAH instead."))
+        == 1.0
+    )
+
+
 def test_a_lowered_budget_applies_to_the_item_chosen_after_it() -> None:
     items = [{"id": "H1", "hotel": "Parkside", "price": 140}, {"id": "H2", "hotel": "Summit", "price": 95}]
     c = Conversation("A hotel in Porto under $150 a night.").call(

@@ -403,6 +403,18 @@ _CATEGORY_WORDS = {
     "transport": "train bus car taxi ferry flight",
 }
 _CATEGORY_OF = {_stem(w): c for c, words in _CATEGORY_WORDS.items() for w in words.split()}
+_CATEGORY_WORD_OF = {w: c for c, words in _CATEGORY_WORDS.items() for w in words.split()}
+
+
+def _value_categories(text: str) -> set:
+    """The everyday attributes a value names, by whole words: "Frontier" names no position,
+    though its stem is the stem of "front"."""
+    out = set()
+    for word in re.findall(r"[a-z]+", text.lower()):
+        category = _CATEGORY_WORD_OF.get(word) or _CATEGORY_WORD_OF.get(word.removesuffix("s"))
+        if category:
+            out.add(category)
+    return out
 
 
 _GRADE_SYNONYM_RE = re.compile(r"\b(coach|main[ -]cabin|econ)\b(?!\w)", re.I)

@@ -33,9 +33,11 @@ from agenteval.eval_generator.synthesizer._values import (
     _entity_kind,
     _leaf_tokens,
     _stem,
+    _value_categories,
     _value_tokens,
 )
 from agenteval.eval_generator.synthesizer.sig_actions import (
+    _AIRPORTS_OF,
     _TRAVELER_KEY_RE,
     _action_names,
     _arg_values,
@@ -341,6 +343,14 @@ def user_changed_instruction(trace: dict) -> float:
     return 1.0 if _superseded(trace) else 0.0
 
 
+def _same_place(a: str, b: str) -> bool:
+    """Whether two values name one place: a city and an airport that serves it ("Dallas", "DFW")."""
+    a, b = a.strip().lower(), b.strip().lower()
+    codes_a = set(_AIRPORTS_OF[a].lower().split()) if a in _AIRPORTS_OF else {a}
+    codes_b = set(_AIRPORTS_OF[b].lower().split()) if b in _AIRPORTS_OF else {b}
+    return bool(codes_a & codes_b)
+
+
 def _final_choice_pairs(trace: dict) -> list:
     """(key, value) pairs of what the agent finally chose: the last action's arguments and the
     fields of the result items it (or, without an action, the answer) picked out."""
@@ -498,6 +508,7 @@ def final_choice_contradicts_request(trace: dict) -> float:
     final_pairs = _final_choice_pairs(trace)
     # Everything finally chosen: a value the user asked for may sit under another key than the one named.
     chosen = set().union(*(_value_tokens(str(v)) for _, v in final_pairs)) if final_pairs else set()
+    chosen_values = {str(v).strip().lower() for _, v in final_pairs}
     for key, value in final_pairs:
         text = str(value)
         mine = _value_tokens(text)
@@ -527,7 +538,15 @@ def final_choice_contradicts_request(trace: dict) -> float:
                 if verdict:
                     return 1.0
                 break
-            named_other = [v for v in others if _mentions(tokens, v) and not _mentions(tokens, text)]
+            # Another value of the key, unless it is chosen too (the outbound's airport on a round
+            # trip, the airline's code beside its name) or names the same place ("Dallas", "DFW").
+            named_other = [
+                v
+                for v in others
+                if _mentions(tokens, v)
+                and not _mentions(tokens, text)
+                and not any(_same_place(v, c) for c in chosen_values)
+            ]
             key_words = {_stem(w) for w in re.split(r"[_\W]+", key) if len(w) >= 3}
             changes = index > 0 and bool(_CORRECTION_RE.search(users[index]))
             if changes and key_words and any(x[2:] in key_words for x in tokens if x.startswith("w:")):
@@ -538,7 +557,7 @@ def final_choice_contradicts_request(trace: dict) -> float:
                 }
                 if fresh and not fresh & (mine | chosen) and not _mentions(tokens, text):
                     return 1.0
-            category = {_CATEGORY_OF.get(x[2:]) for x in mine if x.startswith("w:")} - {None}
+            category = _value_categories(text)
             same_kind = [
                 x
                 for x in tokens
