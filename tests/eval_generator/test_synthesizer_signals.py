@@ -2362,3 +2362,53 @@ def test_someone_the_user_named_is_left_off_the_meeting_invite() -> None:
     c = Conversation("Refund order A-1 to ana@example.org's card, and my new email is ana.new@example.org.")
     c.call("issue_refund", {"order_id": "A-1", "contact_email": "ana@example.org"}, {"status": "succeeded"})
     assert value("invitee_missing", c.trace("Refunded.")) == 0.0
+
+
+# --- what the answer says of the booking it made ---
+
+_TWO_OFFERS = {
+    "results": [
+        {
+            "flight_id": "off_1",
+            "flight_no": "F9 1387",
+            "departure": "12:35",
+            "arrival": "17:45",
+            "fare": 386.0,
+        },
+        {
+            "flight_id": "off_2",
+            "flight_no": "F9 486",
+            "departure": "17:40",
+            "arrival": "22:55",
+            "fare": 512.0,
+        },
+    ]
+}
+
+
+def _booked_and_told(answer: str, result: Any = None) -> dict[str, Any]:
+    c = Conversation("ATL to SFO on June 28 for me and my partner, please.")
+    c.call("search_flights", {"from": "ATL", "to": "SFO", "date": "2025-06-28"}, _TWO_OFFERS)
+    booked = result if result is not None else {"status": "confirmed", "total": 772.0, "pnr": "LNJSPF"}
+    return c.call("book_flight", {"flight_id": "off_1", "passengers": 2}, booked).trace(answer)
+
+
+def test_an_answer_that_misstates_the_booked_time_amount_or_flight_number() -> None:
+    right = "Booked F9 1387, departing 12:35 PM and arriving 5:45 PM: $386.00 per person, $772.00 in all."
+    assert value("answer_misstates_record", _booked_and_told(right)) == 0.0
+    # One slip each: a time, the total, the flight number.
+    assert value("answer_misstates_record", _booked_and_told(right.replace("12:35", "12:05"))) == 1.0
+    assert value("answer_misstates_record", _booked_and_told(right.replace("$772.00", "$752.00"))) == 1.0
+    assert value("answer_misstates_record", _booked_and_told(right.replace("F9 1387", "F9 1386"))) == 1.0
+    # The other option's flight, told as an alternative, is listed: no slip.
+    aside = right + " F9 486 at 17:40 was the other choice."
+    assert value("answer_misstates_record", _booked_and_told(aside)) == 0.0
+    # A record in UTC is told in local time: its clock is not compared.
+    utc = {"status": "confirmed", "total": 772.0, "departs_at": "2025-06-28T16:35:00Z"}
+    assert value("answer_misstates_record", _booked_and_told(right.replace("12:35", "12:05"), utc)) == 0.0
+    # Nothing booked (the call failed): no record to misstate.
+    c = Conversation("ATL to SFO on June 28, please.").call("search_flights", {"from": "ATL"}, _TWO_OFFERS)
+    failed = c.call("book_flight", {"flight_id": "off_1"}, None, error="sold out").trace(
+        "It sold out at 12:05; shall I try F9 486?"
+    )
+    assert value("answer_misstates_record", failed) == 0.0

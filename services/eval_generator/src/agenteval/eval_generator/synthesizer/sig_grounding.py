@@ -13,9 +13,11 @@ from agenteval.eval_generator.synthesizer._trace_access import (
     _call_args,
     _call_failed,
     _is_action,
+    _keyed_leaves,
     _last_user_text,
     _leaf_text,
     _signal_value,
+    _timeline,
     _tool_calls,
 )
 from agenteval.eval_generator.synthesizer._values import (
@@ -34,12 +36,15 @@ from agenteval.eval_generator.synthesizer._values import (
 )
 from agenteval.eval_generator.synthesizer.sig_actions import (
     _BOOKKEEPING_CALL_RE,
+    _clock_times,
     _money_leaves,
+    _result_items,
     acted_after_check_said_no,
     action_breaks_limit,
     action_id_differs_from_request,
     action_id_unsupported,
 )
+from agenteval.eval_generator.synthesizer.sig_answers import _AMOUNT_RE
 
 _CONTENT_STOPWORDS = frozenset(
     "this that with from have been were will would could should there their about which your what when "
@@ -515,3 +520,104 @@ def _misplaced_numbers(trace: dict) -> list:
 def misplaced_numbers(trace: dict) -> float:
     """Numbers of the answer that the retrieved text holds only in another unit, about another subject, or in a clause that fits another number."""
     return float(_misplaced_numbers(trace)[1])
+
+
+# --- what the answer says of the record an action made or used ---
+
+_FLIGHT_CODE_RE = re.compile(r"(?<![\w-])([A-Z][A-Z0-9]|[0-9][A-Z])[ -]?(\d{1,4})(?![\w-])")
+
+
+def _acted_record_text(trace: dict) -> str:
+    """The text of what the successful actions did: their arguments, their results, and every listed
+    option an action named by an id-like argument (a booking's flight, times and fare)."""
+    parts = []
+    targets: set = set()
+    for call in _tool_calls(trace):
+        if _is_action(call) and not _call_failed(call):
+            parts += [_leaf_text(_call_args(call)), _leaf_text(call.get("result"))]
+            targets |= {
+                str(v).lower()
+                for _, v in _keyed_leaves(_call_args(call))
+                if isinstance(v, str | int) and not isinstance(v, bool) and re.search(r"\d", str(v))
+            }
+    if not parts:
+        return ""
+    for call in _tool_calls(trace):
+        if _is_action(call):
+            continue
+        for item in _result_items(call.get("result")):
+            leaves = {str(v).lower() for _, v in _keyed_leaves(item) if isinstance(v, str | int)}
+            if targets & leaves:
+                parts.append(_leaf_text(item))
+    return "\n".join(parts)
+
+
+def _amount_derivable(amount: float, bases: list, parts: list) -> bool:
+    """Whether an amount is one of ``bases``, a share of one or a multiple of one by a head count,
+    or such a multiple of the sum of two ``parts`` (a round trip's two legs)."""
+    for k in range(1, 10):
+        if any(abs(amount - b * k) < 0.011 or abs(amount - b / k) < 0.011 for b in bases):
+            return True
+        for i, b in enumerate(parts):
+            if any(abs(amount - (b + c) * k) < 0.011 for c in parts[i + 1 :]):
+                return True
+    return False
+
+
+def _unlisted_text(trace: dict) -> str:
+    """What the trace says outside the options it listed: the messages, and the results that list
+    no options (a fare's rules, a profile). A figure of an option not taken is not said of the record."""
+    parts = [e["text"] for e in _timeline(trace) if e["kind"] == "msg" and e["role"] in ("user", "system")]
+    for call in _tool_calls(trace):
+        if len(_result_items(call.get("result"))) < 2:
+            parts.append(_leaf_text(call.get("result")))
+    return "\n".join(parts)
+
+
+def answer_misstates_record(trace: dict) -> float:
+    """The answer gives a time, an amount or a flight-style code one slip away from the record an action made or used (06:45 for 06:15, $752 for $772, F9 1386 for F9 1387), which nothing in the trace says."""
+    record = _acted_record_text(trace)
+    answer = _answer(trace)
+    if not record or not answer:
+        return 0.0
+    source = _source_text(trace)
+    wrong = 0
+    # Clock times: one the trace never gives, within three hours of the record's.
+    said = set(_clock_times(source))
+    # A record in UTC or with an offset is told in the user's local time: no slip to judge.
+    zoned = re.search(r"T\d\d:\d\d(?::\d\d(?:\.\d+)?)?(?:Z|[+-]\d\d:?\d\d)", record)
+    record_times = [] if zoned else _clock_times(record)[:200]
+    for t in _clock_times(answer)[:50]:
+        readings = {t, (t + 720) % 1440}  # "7:05" may be 19:05
+        if not readings & said and any(0 < abs(r - x) <= 180 for r in record_times for x in readings):
+            wrong += 1
+    # Amounts: one the trace does not give, nor yields from the record (a share, a multiple by a
+    # head count, a sum of two), within a quarter of one of the record's.
+    figures = {round(v, 2) for readings in _numbers(source, False) for v, _ in readings}
+    record_amounts = [v for readings in _numbers(record, False) for v, _ in readings if v >= 10]
+    bases = sorted(
+        {
+            round(v, 2)
+            for readings in _numbers(record + "\n" + _unlisted_text(trace), False)
+            for v, _ in readings
+            if v >= 1
+        }
+    )
+    parts = sorted(set(record_amounts))[:40]
+    for m in list(_AMOUNT_RE.finditer(answer))[:30]:
+        try:
+            amount = float(m.group(1).replace(",", ""))
+        except ValueError:
+            continue
+        if amount < 10 or round(amount, 2) in figures or _amount_derivable(amount, bases[:200], parts):
+            continue
+        if any(abs(amount - r) <= 0.25 * r for r in record_amounts):
+            wrong += 1
+    # Codes (flight numbers): the record's prefix with other digits that nothing lists.
+    listed = {(a + b).upper() for a, b in _FLIGHT_CODE_RE.findall(source)}
+    record_codes = {(a + b).upper() for a, b in _FLIGHT_CODE_RE.findall(record)}
+    for a, b in _FLIGHT_CODE_RE.findall(answer)[:50]:
+        code = (a + b).upper()
+        if code not in listed and any(r[:2] == code[:2] and r != code for r in record_codes):
+            wrong += 1
+    return float(wrong)

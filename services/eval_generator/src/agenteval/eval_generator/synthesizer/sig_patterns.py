@@ -30,7 +30,10 @@ from agenteval.eval_generator.synthesizer.sig_answers import (
     status_not_ok,
 )
 from agenteval.eval_generator.synthesizer.sig_dialogue import acted_on_superseded_instruction
-from agenteval.eval_generator.synthesizer.sig_grounding import promises_action_not_taken
+from agenteval.eval_generator.synthesizer.sig_grounding import (
+    answer_misstates_record,
+    promises_action_not_taken,
+)
 from agenteval.eval_generator.synthesizer.sig_outcomes import (
     claims_success_after_error,
     error_unacknowledged,
@@ -46,6 +49,7 @@ _PATTERNS: tuple[Callable[[dict], float], ...] = (
     outcome_misreported,
     error_unacknowledged,
     promises_action_not_taken,
+    answer_misstates_record,
     # actions past a limit, on another record, against the request
     action_breaks_limit,
     choice_breaks_requirement,

@@ -88,6 +88,7 @@ SIGNALS: tuple[Signal, ...] = tuple(
         sig_grounding.unsupported_facts,
         sig_grounding.unsupported_fact_share,
         sig_grounding.misplaced_numbers,
+        sig_grounding.answer_misstates_record,
         sig_grounding.unsupported_terms,
         sig_grounding.unsupported_names,
         sig_grounding.answer_says_unknown,
