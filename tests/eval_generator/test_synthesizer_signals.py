@@ -2412,3 +2412,60 @@ def test_an_answer_that_misstates_the_booked_time_amount_or_flight_number() -> N
         "It sold out at 12:05; shall I try F9 486?"
     )
     assert value("answer_misstates_record", failed) == 0.0
+
+
+# --- stops a booked record shows in its nested parts; an alternative the user took by name ---
+
+_STOPPING = {
+    "flights": [
+        {"id": "6204782", "number": "DL2455", "depart_at": "08:00", "stops": ["CLT"]},
+        {"id": "5906206", "number": "BA1844", "depart_at": "16:10", "stops": ["YYZ"]},
+        {
+            "id": "7300121",
+            "number": "UA88",
+            "depart_at": "16:40",
+            "slices": [{"segments": [{"from": "LHR", "to": "EWR"}, {"from": "EWR", "to": "PDX"}]}],
+        },
+        {
+            "id": "7300544",
+            "number": "AS12",
+            "depart_at": "17:05",
+            "slices": [{"segments": [{"from": "LHR", "to": "PDX"}]}],
+        },
+    ]
+}
+
+
+def _nonstop_asked(booked: str, *turns: str) -> dict[str, Any]:
+    c = Conversation("London to Portland on Nov 1, nonstop only, business.")
+    c.call("search_flights", {"from": "LON", "to": "PDX"}, _STOPPING)
+    c.call("fare_rules", {"flight_id": booked}, {"flight_id": booked, "refundable": False})
+    for turn in turns:
+        c.user(turn)
+    return c.call("create_booking", {"offer_id": booked}, {"ok": True}).trace("Booked.")
+
+
+def test_stops_are_read_from_a_booked_records_nested_lists() -> None:
+    assert value("choice_breaks_requirement", _nonstop_asked("7300544")) == 0.0  # one segment
+    assert value("choice_breaks_requirement", _nonstop_asked("7300121")) == 1.0  # two segments
+    assert value("choice_breaks_requirement", _nonstop_asked("6204782")) == 1.0  # "stops": ["CLT"]
+
+
+def test_an_alternative_the_user_took_by_name_overrides_nonstop() -> None:
+    offer = (
+        "Nothing nonstop fits. The closest options are:\n- DL2455 (1 stop via CLT, departs 8:00 AM)\n"
+        "- BA1844 (1 stop via YYZ, departs 4:10 PM)\nWould you like one of these?"
+    )
+
+    def after_offer(reply: str, booked: str) -> dict[str, Any]:
+        c = Conversation("London to Portland on Nov 1, nonstop only, business.")
+        c.call("search_flights", {"from": "LON", "to": "PDX"}, _STOPPING)
+        c.say(offer).user(reply)
+        c.call("fare_rules", {"flight_id": booked}, {"flight_id": booked, "refundable": False})
+        return c.call("create_booking", {"offer_id": booked}, {"ok": True}).trace("Booked.")
+
+    # Named without a question: taken (a fare-rules lookup by the same numeric id is the same option).
+    assert value("choice_breaks_requirement", after_offer("Let's do DL2455 then.", "6204782")) == 0.0
+    assert value("choice_breaks_requirement", after_offer("Does DL2455 have wifi?", "6204782")) == 1.0
+    # The user took the other one.
+    assert value("choice_breaks_requirement", after_offer("Let's do BA1844 then.", "6204782")) == 1.0

@@ -694,7 +694,11 @@ def _options_before(trace: dict, stop: dict | None = None) -> list:
     by_ref: dict = {}
     for items in searches:
         for item in items:
-            refs = {str(v).lower() for v in item.values() if isinstance(v, str) and _REF_RE.fullmatch(v)}
+            refs = {
+                str(v).lower()
+                for v in item.values()
+                if isinstance(v, str) and (_REF_RE.fullmatch(v) or re.fullmatch(r"\d{6,}", v))
+            }
             known = next((by_ref[r] for r in sorted(refs) if r in by_ref), None)
             if known is None:
                 known = {}
@@ -705,6 +709,8 @@ def _options_before(trace: dict, stop: dict | None = None) -> list:
     return list({repr(sorted(item.items(), key=str)): item for item in merged}.values())
 
 
+# An option's own reference: letters and digits ("BA147", "SKU-10442"); a string of six or more
+# digits ("6204782") is one too where it is a record's value, never an amount.
 _REF_RE = re.compile(r"(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[A-Za-z0-9][\w-]{3,}")
 
 
@@ -868,7 +874,9 @@ def _user_accepted_choice(trace: dict, action: dict) -> bool:
     if len(chosen) != 1:
         return False
     mine = _option_refs(chosen[0])
-    others = {r for o in _options_before(trace, action) for r in _option_refs(o)} - mine
+    listed = [_option_refs(o) for o in _options_before(trace, action)]
+    shared = {r for refs in listed if refs != mine for r in refs}
+    others = shared - mine
     offered = False
     for e in _timeline(trace):
         if e["kind"] == "call" and e["call"] is action:
@@ -880,7 +888,11 @@ def _user_accepted_choice(trace: dict, action: dict) -> bool:
             offered = offered or any(r in text for r in mine)
         elif e["role"] == "user" and offered:
             names_other = any(r in text for r in others) and not any(r in text for r in mine)
-            if not names_other and (_is_affirmation(e["text"]) or _TAKES_IT_RE.search(e["text"])):
+            # "Let's do B6 2553 then": naming the offered option by what only it has, and not
+            # asking about it, takes it ("the 08:30 one" does not, when another leaves at 08:30).
+            names_it = any(r in text for r in mine - shared)
+            takes = _is_affirmation(e["text"]) or _TAKES_IT_RE.search(e["text"])
+            if not names_other and (takes or (names_it and "?" not in e["text"])):
                 return True
     return False
 
@@ -1277,6 +1289,32 @@ def _item_stops(item: dict) -> float | None:
     return None
 
 
+def _record_stops(value: object) -> float | None:
+    """Stops a whole listed record shows in its nested parts: a list of stops or connections
+    ("stops": ["CLT"]) counts its entries, a list of segments or legs one fewer than its length;
+    the most any part shows. None when no part says."""
+    found = None
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, list):
+            stack += node
+            continue
+        if not isinstance(node, dict):
+            continue
+        for key, child in node.items():
+            k = str(key).lower()
+            count = None
+            if isinstance(child, list) and any(w in k for w in ("stop", "layover", "connection")):
+                count = float(len(child))
+            elif isinstance(child, list) and child and any(w in k for w in ("segment", "legs")):
+                count = float(len(child) - 1)
+            if count is not None:
+                found = count if found is None else max(found, count)
+            stack.append(child)
+    return found
+
+
 def _item_refundable(item: dict) -> bool | None:
     for key, value in item.items():
         k = str(key).lower()
@@ -1299,6 +1337,12 @@ def choice_breaks_requirement(trace: dict) -> float:
             continue
         action = e["call"]
         items = [*_chosen_items(trace, _action_names(action), action), _call_args(action)]
+        if nonstop and not _user_accepted_choice(trace, action):
+            # An alternative the user accepted when it was offered overrides "nonstop".
+            record = _booked_record(trace, action)
+            stops = _record_stops(record) if record is not None else None
+            if stops is not None and stops > 0:
+                return 1.0
         for item in items:
             stops = _item_stops(item)
             if nonstop and stops is not None and stops > 0:
