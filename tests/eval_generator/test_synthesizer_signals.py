@@ -2469,3 +2469,26 @@ def test_an_alternative_the_user_took_by_name_overrides_nonstop() -> None:
     assert value("choice_breaks_requirement", after_offer("Does DL2455 have wifi?", "6204782")) == 1.0
     # The user took the other one.
     assert value("choice_breaks_requirement", after_offer("Let's do BA1844 then.", "6204782")) == 1.0
+
+
+def test_a_denied_claim_is_no_claim_of_an_action() -> None:
+    def told(answer: str) -> dict[str, Any]:
+        c = Conversation("Cancel order A-86861? Let me think about it first.")
+        return c.call("get_order", {"id": "A-86861"}, {"id": "A-86861", "status": "UNFULFILLED"}).trace(
+            answer
+        )
+
+    # Nothing was done, and the answer says so: no claim.
+    for denied in (
+        "Nothing has been cancelled, and nothing will happen until you confirm.",
+        "No payment has been sent. Want me to do anything else?",
+        "I haven't changed anything. Here's what I found: A-86861 is unfulfilled.",
+    ):
+        assert value("claims_action_without_call", told(denied)) == 0.0, denied
+    # Claims of the deed, however they start, with no call behind them.
+    for claimed in (
+        "Done. I cancelled order A-86861.",
+        "No problem — I've cancelled order A-86861.",
+        "That's taken care of. I sent the payment of $3,447.86.",
+    ):
+        assert value("claims_action_without_call", told(claimed)) == 1.0, claimed

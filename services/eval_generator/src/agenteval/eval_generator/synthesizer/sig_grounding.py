@@ -252,11 +252,25 @@ _MONEY_BACK_RE = re.compile(r"\b(refund\w*|reimburs\w*|money back|credited|charg
 _MONEY_CALL_RE = re.compile(r"refund|reimburs|credit|payout|compensat|chargeback|reversal|repay", re.I)
 
 
+# "Nothing has been cancelled", "No payment has been sent", "I haven't deleted anything": a claim
+# in a denied clause says the opposite.
+_DENIED_CLAUSE_RE = re.compile(r"\b(no|nothing|none|not|never|neither|nor|without|cannot)\b|\wn['’]t\b", re.I)
+
+
+def _claims_done(text: str) -> bool:
+    """Whether a text says something was done, in a clause it does not deny."""
+    for m in _DONE_CLAIM_RE.finditer(text):
+        clause = re.split(r"[.!?;:\n—–,(]", text[max(0, m.start() - 60) : m.start()])[-1]
+        if not _DENIED_CLAUSE_RE.search(clause + " " + m.group(0)):
+            return True
+    return False
+
+
 def claims_action_without_call(trace: dict) -> float:
     """The answer says something was done (booked, refunded, updated...) but no action call succeeded
     (for money said to come back: no call that moves money)."""
     answer = _plain(_answer(trace))
-    if not _DONE_CLAIM_RE.search(answer):
+    if not _claims_done(answer):
         return 0.0
     done = [c for c in _tool_calls(trace) if _is_action(c) and not _call_failed(c)]
     if done and _MONEY_BACK_RE.search(answer):
