@@ -211,6 +211,7 @@ DEV_V9 = ROOT / "tests" / "fixtures" / "dev_families_v9"
 DEV_V10 = ROOT / "tests" / "fixtures" / "dev_families_v10"
 DEV_V11 = ROOT / "tests" / "fixtures" / "dev_families_v11"
 DEV_V12 = ROOT / "tests" / "fixtures" / "dev_families_v12"
+DEV_V13 = ROOT / "tests" / "fixtures" / "dev_families_v13"
 
 
 @pytest.mark.parametrize(
@@ -224,6 +225,7 @@ DEV_V12 = ROOT / "tests" / "fixtures" / "dev_families_v12"
         (DEV_V10, "make_v10.py", 6),
         (DEV_V11, "make_v11.py", 6),
         (DEV_V12, "make_v12.py", 6),
+        (DEV_V13, "make_v13.py", 6),
     ],
 )
 def test_blind_written_families_are_frozen(folder: Path, script: str, files: int, tmp_path: Path) -> None:
