@@ -156,6 +156,21 @@ def test_a_booking_is_not_contradicted_by_names_that_only_share_a_key_or_a_stem(
     )
 
 
+def test_a_turn_that_wonders_or_tells_someone_elses_taste_changes_nothing() -> None:
+    for aside in (
+        "Just curious, would navy be any cheaper? Not switching, just want to know.",
+        "Would navy have been available too? Not that I want to change it.",
+        "lol my friend would 100% pick navy. Anyway.",
+        "fwiw my coworker likes navy. not my thing though",
+    ):
+        assert value("final_choice_contradicts_request", _shop(aside, "SKU-1")) == 0.0, aside
+        assert value("acted_on_superseded_instruction", _shop(aside, "SKU-1")) == 0.0, aside
+    # Someone else's taste the user takes up is a change.
+    taken = "My sister says navy works better, let's do that instead."
+    assert value("final_choice_contradicts_request", _shop(taken, "SKU-1")) == 1.0
+    assert value("final_choice_contradicts_request", _shop(taken, "SKU-2")) == 0.0
+
+
 def test_a_lowered_budget_applies_to_the_item_chosen_after_it() -> None:
     items = [{"id": "H1", "hotel": "Parkside", "price": 140}, {"id": "H2", "hotel": "Summit", "price": 95}]
     c = Conversation("A hotel in Porto under $150 a night.").call(

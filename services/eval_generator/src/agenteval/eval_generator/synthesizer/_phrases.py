@@ -414,3 +414,41 @@ _CORRECTION_RE = re.compile(
     r"better|move it|no,|not|now|sorry|mind|after all|new|different|forget|hmm|oops|ignore|changes)\b",
     re.I,
 )
+
+
+# --- what in a user turn asks for nothing ---
+
+# A sentence that only wonders, tells someone else's taste or waves itself off changes nothing:
+# "just curious, would business be cheaper?", "my friend would pick black", "not switching".
+_ASKS_NOTHING_RE = re.compile(
+    r"\b(what if|hypothetically|out of curiosity|just curious|curious|just wondering|wondering|nosy|"
+    r"if (i|we) ever|just (want|wanted) to know|asking for (next time|later|a friend|the future)|random q(uestion)?|"
+    r"not (that i want to |planning to |going to )?(switch|chang|swap|mov)\w*|no need to (switch|chang|swap)\w*|"
+    r"(don'?t|do not) (switch|change|swap)|not my thing|ignore (that|him|her|them|it)|"
+    r"keep(ing)? (it|the|my|that)\b[^.!?]{0,30}\b(for now|as is)|"
+    r"(my|our) (best )?\w+\b[^.!?]{0,40}\b(likes?|loves?|prefers?|always (goes|picks|gets|orders|chooses|books)|"
+    r"swears by|goes for|would (\S+ )?(pick|choose|go for|get|take|want)|suggested|recommended|said|says)\b)",
+    re.I,
+)
+# ...unless the user takes it up: "my sister says 5 June works better, let's do that instead".
+_TAKES_UP_RE = re.compile(
+    r"\b(let'?s (do|go with|make|book|get|take) (that|it|this|those)|(so )?that,? please|instead|"
+    r"(i|we)'?ll (go with|take)|go with (that|it)|do that|use that)\b",
+    re.I,
+)
+_FILLER_SENTENCE_RE = re.compile(r"^\W*(anyway|anyhow|whatever|moving on|but yeah|lol)\W*$", re.I)
+
+
+def _request_text(text: str) -> str:
+    """A user turn without its sentences that ask for nothing (wondering, someone else's taste,
+    a change waved off), so a value they name is no instruction."""
+    sentences = re.split(r"(?<=[.!?])\s+|\n+", text)
+    drop = [
+        bool((_ASKS_NOTHING_RE.search(s) and not _TAKES_UP_RE.search(s)) or _FILLER_SENTENCE_RE.match(s))
+        for s in sentences
+    ]
+    # "Would mild have been available too? Not that I want to switch": the question goes too.
+    for i in range(1, len(sentences)):
+        if drop[i] and sentences[i - 1].rstrip().endswith("?"):
+            drop[i - 1] = True
+    return " ".join(s for s, d in zip(sentences, drop, strict=True) if not d)

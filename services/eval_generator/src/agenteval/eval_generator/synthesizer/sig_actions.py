@@ -2100,6 +2100,7 @@ def _twins(records: list[dict]) -> list[dict]:
 # choice among records, and only the latest listings are compared.
 _MAX_LISTED = 200
 _MAX_LISTINGS = 20
+_MAX_HIT = 10
 
 
 def _record_said(record: dict, words: set[str], squashed: str) -> bool:
@@ -2136,14 +2137,19 @@ def action_on_other_record(trace: dict) -> float:
             }
             for records in listings[-_MAX_LISTINGS:]:
                 hit = [r for r in records if targets & {str(v) for v in r.values() if isinstance(v, str)}]
-                if len(hit) != 1:
+                if not hit or len(hit) > _MAX_HIT:
                     continue
                 twins = _twins(records)
-                if twins and _DUPLICATE_RE.search(said) and hit[0] not in twins:
+                if len(hit) == 1 and twins and _DUPLICATE_RE.search(said) and hit[0] not in twins:
                     return 1.0  # "charged twice": the refund went to a charge that has no twin
-                if _record_said(hit[0], words, squashed) or not _record_names(hit[0]):
+                unsaid = [r for r in hit if _record_names(r) and not _record_said(r, words, squashed)]
+                if not unsaid:
                     continue
-                if any(_record_said(r, words, squashed) for r in records if r is not hit[0]):
+                # Another record of the listing is the one the user named (a look-alike taken for
+                # it), or the action also went to records the user did not name beside those named.
+                if any(_record_said(r, words, squashed) for r in records if not any(r is h for h in hit)):
+                    return 1.0
+                if len(unsaid) < len(hit) and any(_record_said(r, words, squashed) for r in hit):
                     return 1.0
         for value in _json_values(call.get("result")):
             if (

@@ -13,6 +13,7 @@ from agenteval.eval_generator.synthesizer._phrases import (
     _holds_off_risky,
     _is_affirmation,
     _is_explicit_risky_request,
+    _request_text,
 )
 from agenteval.eval_generator.synthesizer._trace_access import (
     _answer,
@@ -159,7 +160,7 @@ def _superseded(trace: dict) -> list:
     for words, those describing the same thing: found under the same argument or result key,
     or of the same everyday category ("navy" replaces "red", not "size M").
     """
-    users = [e["text"] for e in _timeline(trace) if e["kind"] == "msg" and e["role"] == "user"]
+    users = [_request_text(e["text"]) for e in _timeline(trace) if e["kind"] == "msg" and e["role"] == "user"]
     slots = _slots(trace)
     for text in users:
         # Names (capitalized, not sentence words) describe one kind of thing: places, brands, people.
@@ -318,7 +319,7 @@ def later_change_not_followed(trace: dict) -> float:
         if e["kind"] == "call" and e["call"] is last_calls[-1]:
             break
         if e["kind"] == "msg" and e["role"] == "user":
-            users.append(e["text"])
+            users.append(_request_text(e["text"]))
     pending: list = []
     misses = 0
     for text in users[1:]:
@@ -484,7 +485,7 @@ def _unchosen_variant(key: str, pairs: list, chosen: set) -> bool:
 def final_choice_contradicts_request(trace: dict) -> float:
     """Something the agent finally chose (a date, a place, a colour, an option) is not what the user
     last asked for about that thing, although the user named it."""
-    users = [e["text"] for e in _timeline(trace) if e["kind"] == "msg" and e["role"] == "user"]
+    users = [_request_text(e["text"]) for e in _timeline(trace) if e["kind"] == "msg" and e["role"] == "user"]
     if not users:
         return 0.0
     # "after 3pm" bounds a time; it names none.
@@ -596,7 +597,7 @@ def _wanted_value(turns: list, values: set) -> str | None:
 
 def chosen_option_not_asked(trace: dict) -> float:
     """Fields of the option an action (or the answer) picked out of a search whose value is not the one the user last named among that field's values (a burgundy sweater after "forest green")."""
-    turns = [e["text"] for e in _timeline(trace) if e["kind"] == "msg" and e["role"] == "user"]
+    turns = [_request_text(e["text"]) for e in _timeline(trace) if e["kind"] == "msg" and e["role"] == "user"]
     if not turns:
         return 0.0
     picks = []
