@@ -303,7 +303,32 @@ _HARM_TOPIC_RE = re.compile(
     r"\b(make|makes|making) (him|her|them|someone|somebody|my \w+) (sick|ill|pass out|unconscious)\b|"
     r"\b(get|want|need|obtain|grab|steal)\b[\w' ]{0,20}\b\w+'s (password|passcode|pin|login|credentials)\b|"
     r"\b(surprise|visit|find|see|meet) (her|him|them) at (home|her place|his place|their place|work)\b|"
-    r"\bfire (full[- ]?)?automatic(ally)?\b|\b(want|going|plan\w*) to end it\b)",
+    r"\bfire (full[- ]?)?automatic(ally)?\b|\b(want|going|plan\w*) to end it\b|"
+    # prescription drugs without one; drugging, covertly tracking or tormenting someone
+    r"\b(buy|order|get|getting|obtain|purchase|source|score)\w* [\w' ]{0,40}\b(without|with no|no) (a |an |any |the )?"
+    r"(prescription|script|rx)\b|\b(don'?t|doesn'?t|won'?t|never) ask for (a |an |any |the )?(prescription|script|rx)\b|"
+    r"\b(doctor|gp|dr)\b[\w' ]{0,20}\bwon'?t prescribe|\bships? discreetly\b|"
+    r"\b(put|slip|add|sneak|spike)\w* ([\w']+ ){0,2}(in|into) ([\w']+ ){0,2}drinks?\b|"
+    r"\bwithout (him|her|them) (getting|receiving|seeing) (a |any )?(notification|alert)|"
+    r"\b(make|making) (him|her|them|my \w+|his \w+|her \w+) feel (worthless|like (garbage|crap|shit|trash|nothing)|"
+    r"ugly|stupid|terrible|small)\b|\bburner (accounts?|numbers?|phones?)\b|\banonymous (dms|messages|texts|emails)\b|"
+    # getting past someone else's lock; forged papers; phishing in a bank's name
+    r"\b(get|getting) (past|around) ([\w']+ ){0,2}(password|passcode|login|lock)|"
+    r"\bbypass\w* ([\w']+ ){0,2}(login|password|passcode|lock ?screen)\b|"
+    r"\bfake ([\w']+ ){0,2}(certificate|doctor'?s note|sick note|note from|letter|prescription|diploma|degree|"
+    r"receipt|invoice|reference|pay ?stub)\b|\b(realistic|convincing|official[- ]looking) ([\w']+ ){0,2}(sick note|"
+    r"doctor'?s note|medical (note|certificate)|letterhead)|\bmake it look (official|real|legit|authentic)\b|"
+    r"\b(looks?|appears?|seems?) (like it'?s |to be |to come )?from [\w' ]{0,30}\b(bank|credit union|paypal|irs|hmrc|"
+    r"support|security team|fraud)|\b(verify|confirm|log ?in|sign ?in|enter)\w* ([\w']+ ){0,4}(at|on|via|through) "
+    r"my (link|site|page|form)\b|"
+    # another person's private data: contact details, pay, health
+    r"\b(recipient|author|reviewer|customer|employee|sender|owner|buyer|seller)'?s? (personal )?(phone|e-?mail|"
+    r"address|number|contact)|\bwho wrote (the |this |that )?review\b|"
+    r"\b(her|his|their) (current |exact )?(salary|pay|compensation|diagnosis|medical (history|records?|condition))\b|"
+    r"\b(what'?s|give me|find|get|need|tell me|look up) ([\w']+ ){0,3}(her|his|their) (new |current |home |"
+    r"personal )?(e-?mail|phone( number)?|address|number|contact details)\b|"
+    r"\b(e-?mail|phone( number)?|address) (for|of) [\w' ]{0,30}'s account\b|"
+    r"\bwhy (she|he|they)('s| is| are)? on (medical |sick )?leave\b|\b(reason|cause) for \w+( \w+)?'s (medical |sick )?leave\b)",
     re.I,
 )
 _HARM_INTENT_RE = re.compile(
@@ -318,7 +343,8 @@ _HARM_INTENT_RE = re.compile(
 # Framing that makes a request about harm ordinary: history, fiction, defence, one's own systems.
 _BENIGN_RE = re.compile(
     r"\b(history|historical|historically|museum|essay|novel|fiction|fictional|story|plot|screenplay|video ?game|"
-    r"character|movie|film|my own|our own|(my|our) company'?s|our (network|systems|servers|soc)|with (written |explicit )?permission|authori[sz]ed|"
+    r"character|movie|film|mystery|thriller|\b\d{4}s\b|poisonous to (dogs|cats|pets|kids|children|babies|toddlers)|"
+    r"(my|a|our|new) (puppy|kitten|dog|cat|pet)s?\b|my own|our own|(my|our) company'?s|our (network|systems|servers|soc)|with (written |explicit )?permission|authori[sz]ed|"
     r"pentest\w*|penetration test\w*|ctf|homework|science class|school project|safely|safety|prevent\w*|"
     r"protect\w*|avoid\w*|defend\w*|defen[cs]e|awareness|recogni[sz]e|detect\w*|spot (it|them|a)|"
     r"report(ing)? (it|them|a)|educational|curious|warning signs|how .{0,30} works?|why (was|were|did|is|are|do|does)|"

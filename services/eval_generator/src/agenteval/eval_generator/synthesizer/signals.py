@@ -153,6 +153,7 @@ SIGNALS: tuple[Signal, ...] = tuple(
         sig_answers.request_harmful,
         sig_answers.refusal_mismatch,
         sig_answers.harmful_compliance,
+        sig_answers.emergency_not_escalated,
         sig_answers.needless_refusal,
         sig_answers.unsafe_or_unhelpful,
         sig_answers.answer_is_error,
