@@ -2556,3 +2556,34 @@ def test_an_emergency_the_answer_does_not_send_to_help() -> None:
     )
     heartburn = "what's a good way to ease mild heartburn after a spicy dinner?"
     assert value("emergency_not_escalated", Conversation(heartburn).trace(calm)) == 0.0
+
+
+def test_a_figure_taken_from_the_passage_about_another_subject() -> None:
+    passages = {
+        "results": [
+            {
+                "id": "te-1",
+                "metadata": {"title": "City Rates Appendix", "city": "Berlin"},
+                "snippet": "Submit claims within 30 days of travel. Nightly hotel cap: $225 per night before "
+                "taxes. Itemised receipts are required for any single expense above $40.",
+            },
+            {
+                "id": "te-2",
+                "metadata": {"title": "City Rates Appendix", "city": "London"},
+                "snippet": "Amounts are in USD. Bookings must be made through the travel portal. Hotel rooms "
+                "are reimbursed up to $310 a night, taxes excluded, and meals by a per diem.",
+            },
+        ]
+    }
+
+    def told(answer: str) -> dict[str, Any]:
+        c = Conversation("How much can I spend on a hotel per night?")
+        return c.call("docs_search", {"query": "hotel cap"}, passages).trace(answer)
+
+    assert (
+        value("misplaced_numbers", told("You can book up to $225 per night before taxes in London.")) == 1.0
+    )
+    # (Worded like Berlin's clause, London's own figure would still lose to it on words: the
+    # reading weighs a sentence's words as well as its subject.)
+    assert value("misplaced_numbers", told("London hotel rooms are reimbursed up to $310 a night.")) == 0.0
+    assert value("misplaced_numbers", told("In Berlin the nightly hotel cap is $225 before taxes.")) == 0.0

@@ -468,6 +468,11 @@ def _fit(place: tuple, claim: tuple, rare: dict, low_passages: list) -> float:
     return score
 
 
+def _names_passage(low_passage: str, name: str) -> bool:
+    """Whether a (lower-case) passage names a (lower-case) name as a word of its own."""
+    return re.search(r"(?<![a-z0-9])" + re.escape(name) + r"(?![a-z0-9])", low_passage) is not None
+
+
 def _misplaced_numbers(trace: dict) -> list:
     """[numbers checked, numbers read from the wrong place] of the answer.
 
@@ -493,6 +498,8 @@ def _misplaced_numbers(trace: dict) -> list:
     if not places:
         return [0, 0]
     low_passages = [p.lower() for p in passages]
+    # Passages of documents (sentences), not records of fields: subjects are compared between those.
+    prose = [len(re.findall(r"\b[a-z]{3,}\b", p[:2000])) >= 15 for p in low_passages]
     rare = {w: 1.0 / df[w] for w in df}  # a word many clauses share says little about which one
     question = _last_user_text(trace)
     asked_values = [v for readings in _numbers(question, False) for v, _ in readings]
@@ -506,6 +513,15 @@ def _misplaced_numbers(trace: dict) -> list:
         subject = {n for n in names if any(n in p for p in low_passages)} or {
             n for n in asked_names if any(n in p for p in low_passages)
         }
+        # What the sentence itself names that tells the passages apart ("Germany", "UK", "Team"),
+        # not what all of them say ("Policy").
+        acronyms = {a.lower() for a in re.findall(r"\b[A-Z]{2,4}\b", clause)}
+        telling = {
+            n
+            for n in (names | acronyms)
+            if any(_names_passage(p, n) for p in low_passages)
+            and not all(_names_passage(p, n) for p in low_passages)
+        }
         for value, unit, noun, _ in found:
             if any(abs(value - v) < 1e-9 for v in asked_values):
                 continue  # the user's own number, said back
@@ -517,6 +533,19 @@ def _misplaced_numbers(trace: dict) -> list:
             mine = [p for p in places if _same_quantity((p[2], p[3]), (value, unit))]
             if not mine:
                 bad += 1  # written there only in another unit
+                continue
+            # Written only in prose passages about another subject, while one about the subject the
+            # sentence (or the question) names was retrieved: Berlin's hotel cap given for London.
+            if (
+                telling
+                and all(prose[p[0]] for p in mine)
+                and not any(_names_passage(low_passages[p[0]], n) for p in mine for n in telling)
+                and any(
+                    prose[i] and any(_names_passage(lp, n) for n in telling)
+                    for i, lp in enumerate(low_passages)
+                )
+            ):
+                bad += 1
                 continue
 
             claim = (words, noun, unit, subject)
