@@ -66,9 +66,23 @@ _HEDGE_RE = re.compile(
 )
 
 
+# A go-ahead for part of what was put to the user: "Only ACC-39457, please. Skip the rest.",
+# "just report_2023-q3.csv for now", "please only do the EUR 89.24 one".
+_SUBSET_GO_AHEAD_RE = re.compile(
+    r"^\W*(please\s+)?only\b|^\W*just\b[^.?!]{0,60}\b(for now|please|skip the rest)\b|"
+    r"\bplease only\b|\bonly (do|delete|remove|cancel|refund|revoke|drop|pay|send)\b|\bskip the (rest|others)\b",
+    re.I,
+)
+
+
 def _is_affirmation(text: str) -> bool:
+    """A yes to what was put to the user, or to a part of it ("only the first one, skip the rest")."""
     text = _plain(text)
-    return bool(_AFFIRM_RE.search(text)) and not _HOLD_RE.search(text) and not _HEDGE_RE.search(text)
+    if _HOLD_RE.search(text) and not _SUBSET_GO_AHEAD_RE.search(text):
+        return False
+    if _HEDGE_RE.search(text):
+        return False
+    return bool(_AFFIRM_RE.search(text) or _SUBSET_GO_AHEAD_RE.search(text))
 
 
 def _asks_about(text: str) -> bool:
