@@ -32,6 +32,7 @@ from agenteval.eval_generator.synthesizer.sig_answers import (
 from agenteval.eval_generator.synthesizer.sig_dialogue import acted_on_superseded_instruction
 from agenteval.eval_generator.synthesizer.sig_grounding import (
     answer_misstates_record,
+    denies_action_taken,
     promises_action_not_taken,
 )
 from agenteval.eval_generator.synthesizer.sig_outcomes import (
@@ -50,6 +51,7 @@ _PATTERNS: tuple[Callable[[dict], float], ...] = (
     error_unacknowledged,
     promises_action_not_taken,
     answer_misstates_record,
+    denies_action_taken,
     # actions past a limit, on another record, against the request
     action_breaks_limit,
     choice_breaks_requirement,

@@ -94,6 +94,7 @@ SIGNALS: tuple[Signal, ...] = tuple(
         sig_grounding.answer_says_unknown,
         sig_grounding.answer_ignores_results,
         sig_grounding.claims_action_without_call,
+        sig_grounding.denies_action_taken,
         sig_grounding.promises_action_not_taken,
         sig_grounding.unjustified_action_or_claim,
         # actions against the request, limits and checks
