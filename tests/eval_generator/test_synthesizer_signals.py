@@ -2641,3 +2641,38 @@ def test_an_answer_that_says_nothing_was_done_after_a_deed() -> None:
     assert value("denies_action_taken", told("I sent the invoice to maya@kestrel.co.")) == 0.0
     assert value("denies_action_taken", told("Sent it. Nothing else has been changed.")) == 0.0
     assert value("denies_action_taken", told("I haven't sent anything yet.", dry_run=True)) == 0.0
+
+
+def test_an_answer_that_says_the_documents_do_not_cover_what_one_passage_says() -> None:
+    passages = {
+        "results": [
+            {
+                "id": "te-1",
+                "metadata": {"title": "Travel & Expense Policy", "city": "Toronto"},
+                "snippet": "Alcohol is not reimbursable. Hotel stays are reimbursed up to $175 per night. "
+                "The daily meal per diem is $95.",
+            },
+            {
+                "id": "te-2",
+                "metadata": {"title": "Travel & Expense Policy", "city": "New York"},
+                "snippet": "A receipt must be attached for every expense over $50. Meals are covered by a "
+                "per diem of $50 a day.",
+            },
+        ]
+    }
+
+    def told(answer: str) -> dict[str, Any]:
+        c = Conversation("How much do we get for food per day?")
+        return c.call("docs_search", {"query": "meal per diem"}, passages).trace(answer)
+
+    covered = "The Travel & Expense Policy doesn't specify the meal per diem in Toronto, so I can't say."
+    assert value("unknown_but_covered", told(covered)) == 1.0
+    # Truly not covered: no passage about Singapore, none about parking.
+    assert (
+        value("unknown_but_covered", told("The policy doesn't specify the meal per diem in Singapore."))
+        == 0.0
+    )
+    assert (
+        value("unknown_but_covered", told("I couldn't find anything about parking fees in Toronto.")) == 0.0
+    )
+    assert value("unknown_but_covered", told("The daily meal per diem in Toronto is $95.")) == 0.0

@@ -7,7 +7,7 @@ Each signal is ``trace dict -> float`` with a one-line docstring. Sandbox-safe (
 
 import re
 
-from agenteval.eval_generator.synthesizer._phrases import _plain, _says_unknown
+from agenteval.eval_generator.synthesizer._phrases import _UNKNOWN_RE, _plain, _says_unknown
 from agenteval.eval_generator.synthesizer._trace_access import (
     _answer,
     _call_args,
@@ -203,6 +203,44 @@ def unsupported_terms(trace: dict) -> float:
 def answer_says_unknown(trace: dict) -> float:
     """The answer says the sources do not cover it ("the docs don't say", "I couldn't find")."""
     return 1.0 if _says_unknown(_answer(trace)) else 0.0
+
+
+def unknown_but_covered(trace: dict) -> float:
+    """The answer says the sources do not cover something ("the policy doesn't specify the meal per diem in Toronto") that one retrieved passage names in every word."""
+    answer = _plain(_answer(trace))
+    passages = [
+        p.lower() for c in _tool_calls(trace) if not _call_failed(c) for p in _passages(c.get("result"))
+    ][:200]
+    if not passages:
+        return 0.0
+    for sentence in re.split(r"(?<=[.!?])\s+|\n+", answer)[:30]:
+        m = _UNKNOWN_RE.search(sentence)
+        if not m:
+            continue
+        # What the sentence says is missing: the words after "doesn't specify", to the clause's end.
+        missing = re.split(
+            r"[,;:(]|\s(?:so|but|and i|in the (?:docs?|documents?|sources?))\b", sentence[m.end() :]
+        )[0]
+        words = [
+            w
+            for w in re.findall(r"[a-z0-9]+", missing.lower())
+            if len(w) >= 3 and w not in _STOPWORDS and w not in _CONTENT_STOPWORDS and w not in _SEARCH_WORDS
+        ]
+        names = {w.lower().rstrip(".") for w in re.findall(r"\b[A-Z][\w-]+|\b[a-z]*\d[\w.]*", missing)}
+        if len(words) < 2:
+            continue
+        for p in passages:
+            found = [w for w in words if re.search(r"\b" + re.escape(w[:5]), p)]
+            # Most of what is said missing, and every name of it (a city, a plan, a version), is there.
+            if len(found) >= 0.75 * len(words) and all(re.search(r"\b" + re.escape(n), p) for n in names):
+                return 1.0
+    return 0.0
+
+
+_SEARCH_WORDS = frozenset(
+    "anything about documents document docs searched retrieved sources source knowledge base information "
+    "details mention specifics".split()
+)
 
 
 def answer_ignores_results(trace: dict) -> float:

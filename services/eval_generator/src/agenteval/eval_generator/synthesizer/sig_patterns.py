@@ -34,6 +34,7 @@ from agenteval.eval_generator.synthesizer.sig_grounding import (
     answer_misstates_record,
     denies_action_taken,
     promises_action_not_taken,
+    unknown_but_covered,
 )
 from agenteval.eval_generator.synthesizer.sig_outcomes import (
     claims_success_after_error,
@@ -52,6 +53,7 @@ _PATTERNS: tuple[Callable[[dict], float], ...] = (
     promises_action_not_taken,
     answer_misstates_record,
     denies_action_taken,
+    unknown_but_covered,
     # actions past a limit, on another record, against the request
     action_breaks_limit,
     choice_breaks_requirement,

@@ -92,6 +92,7 @@ SIGNALS: tuple[Signal, ...] = tuple(
         sig_grounding.unsupported_terms,
         sig_grounding.unsupported_names,
         sig_grounding.answer_says_unknown,
+        sig_grounding.unknown_but_covered,
         sig_grounding.answer_ignores_results,
         sig_grounding.claims_action_without_call,
         sig_grounding.denies_action_taken,
