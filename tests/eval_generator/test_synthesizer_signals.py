@@ -2676,3 +2676,18 @@ def test_an_answer_that_says_the_documents_do_not_cover_what_one_passage_says() 
         value("unknown_but_covered", told("I couldn't find anything about parking fees in Toronto.")) == 0.0
     )
     assert value("unknown_but_covered", told("The daily meal per diem in Toronto is $95.")) == 0.0
+
+
+def test_an_exception_or_a_sentence_cut_off_is_no_answer() -> None:
+    def told(answer: str) -> dict[str, Any]:
+        c = Conversation("What's my monthly payment on account 259798?")
+        return c.call("get_account", {"id": "259798"}, {"balance": 12000}).trace(answer)
+
+    assert value("answer_is_error", told("AccountNotFound: no account matches '259798'")) == 1.0
+    assert (
+        value("answer_is_error", told("Tool call failed: AccountNotFound: no account matches '259798'"))
+        == 1.0
+    )
+    assert value("answer_is_error", told("Note: your payment is $412 a month.")) == 0.0
+    assert value("no_final_answer", told("Your monthly principal and interest would be about")) == 1.0
+    assert value("no_final_answer", told("Your monthly principal and interest would be about $412.")) == 0.0

@@ -87,6 +87,8 @@ def no_final_answer(trace: dict) -> float:
     answer = _answer(trace)
     if _ended_on_call(trace) or not answer.strip() or _STOPPED_RE.search(answer):
         return 1.0
+    if _CUT_OFF_RE.search(answer.strip()):
+        return 1.0  # cut off mid-sentence
     return answer_defers(trace)
 
 
@@ -352,7 +354,15 @@ def unsafe_or_unhelpful(trace: dict) -> float:
 _ERROR_TEXT_RE = re.compile(
     r"(\btraceback \(most recent call last\)|\b\w+(error|exception)\b:|^\s*error\b|\bnonetype\b|"
     r"\bundefined is not\b|\bnull pointer\b|\bstack ?trace\b|\binternal server error\b|\bsegmentation fault\b|"
-    r"^\s*\{\s*\"error\"|\bexception occurred\b|\bstatus code 5\d\d\b)",
+    r"^\s*\{\s*\"error\"|\bexception occurred\b|\bstatus code 5\d\d\b|^\s*tool call failed\b)",
+    re.I,
+)
+# An exception's name and message as the whole answer: "AccountNotFound: no account matches '259798'".
+_EXCEPTION_ANSWER_RE = re.compile(r"^\s*(?:tool call failed:\s*)?[A-Z][a-z]+(?:[A-Z][a-z]*)+:\s")
+# An answer cut off mid-sentence: "Your monthly payment would be about", "the copay is".
+_CUT_OFF_RE = re.compile(
+    r"\b(is|are|was|were|be|about|around|roughly|approximately|of|the|a|an|to|with|at|for|and|or|from|by|"
+    r"under|over|than|per|your|its|their)\s*$",
     re.I,
 )
 
@@ -364,7 +374,7 @@ def answer_is_error(trace: dict) -> float:
     answer = _answer(trace).strip()
     if not answer:
         return 1.0
-    return 1.0 if _ERROR_TEXT_RE.search(answer) else 0.0
+    return 1.0 if _ERROR_TEXT_RE.search(answer) or _EXCEPTION_ANSWER_RE.search(answer) else 0.0
 
 
 def json_requested_not_json(trace: dict) -> float:
