@@ -69,7 +69,8 @@ _HEDGE_RE = re.compile(
 # A go-ahead for part of what was put to the user: "Only ACC-39457, please. Skip the rest.",
 # "just report_2023-q3.csv for now", "please only do the EUR 89.24 one".
 _SUBSET_GO_AHEAD_RE = re.compile(
-    r"^\W*(please\s+)?only\b|^\W*just\b[^.?!]{0,60}\b(for now|please|skip the rest)\b|"
+    r"^\W*(please\s+)?only\b(?!\s+(if|when|after|once|in case|until|once))|"
+    r"^\W*just\b[^.?!]{0,60}\b(for now|please|skip the rest)\b|"
     r"\bplease only\b|\bonly (do|delete|remove|cancel|refund|revoke|drop|pay|send)\b|\bskip the (rest|others)\b",
     re.I,
 )
@@ -461,7 +462,7 @@ _CORRECTION_RE = re.compile(
 # A sentence that only wonders, tells someone else's taste or waves itself off changes nothing:
 # "just curious, would business be cheaper?", "my friend would pick black", "not switching".
 _ASKS_NOTHING_RE = re.compile(
-    r"\b(what if|hypothetically|out of curiosity|just curious|curious|just wondering|wondering|nosy|"
+    r"\b(what if|hypothetically|out of curiosity|just curious|just wondering|nosy|"
     r"if (i|we) ever|just (want|wanted) to know|asking for (next time|later|a friend|the future)|random q(uestion)?|"
     r"not (that i want to |planning to |going to )?(switch|chang|swap|mov)\w*|no need to (switch|chang|swap)\w*|"
     r"(don'?t|do not) (switch|change|swap)|not my thing|ignore (that|him|her|them|it)|"
@@ -473,7 +474,7 @@ _ASKS_NOTHING_RE = re.compile(
 # ...unless the user takes it up: "my sister says 5 June works better, let's do that instead".
 _TAKES_UP_RE = re.compile(
     r"\b(let'?s (do|go with|make|book|get|take) (that|it|this|those)|(so )?that,? please|instead|"
-    r"(i|we)'?ll (go with|take)|go with (that|it)|do that|use that)\b",
+    r"(i|we)'?ll (go with|take)|go with (that|it)|do that|use that|please|(can|could) you|let'?s)\b",
     re.I,
 )
 _FILLER_SENTENCE_RE = re.compile(r"^\W*(anyway|anyhow|whatever|moving on|but yeah|lol)\W*$", re.I)

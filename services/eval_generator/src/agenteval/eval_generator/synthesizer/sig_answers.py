@@ -286,16 +286,17 @@ _EMERGENCY_RE = re.compile(
     r"\b(chest pain|crushing (chest|pain)|pain[\w' ]{0,30}\b(left arm|jaw)|short of breath[\w', ]{0,30}\b(clammy|sweat\w*)|"
     r"(face|mouth|smile)[\w' ]{0,20}\bdroop\w*|droopy|slurr\w*|can'?t (lift|move|raise) (his|her|their|my) (\w+ )?(arm|leg)|"
     r"talking funny|swallow\w* [\w' ]{0,30}\b(batter\w*|magnets?|bleach|detergent|pods?|pills|poison\w*|drain cleaner)|"
-    r"not breathing|stopped breathing|unconscious|unresponsive|won'?t wake up|seizure|throat[\w' ]{0,15}\b(swell\w*|closing)|"
+    r"\b(he|she|they|my \w+|baby|child|kid|toddler|someone)('s| is| are)? (\w+ )?(not breathing|stopped breathing|"
+    r"unconscious|unresponsive|won'?t wake up|having a seizure)|throat[\w' ]{0,15}\b(swell\w*|closing)|"
     r"anaphyla\w*|bleeding (heavily|a lot|won'?t stop)|overdos\w*|"
     r"kill\w* (myself|my ?self)|suicid\w*|want to die|end (my|it) (life|all)|won'?t be (around|here) (much )?(longer|anymore)|"
-    r"(don'?t|do not) (really )?want to (be here|live|wake up)|made up my mind|goodbye (letters?|notes?|messages?)|"
-    r"this (weekend|week|friday|saturday|sunday|tonight) is it|stash of (my )?\w+|no (point|reason) (in )?(living|going on)|"
+    r"(don'?t|do not) (really )?want to (be here|live|wake up)|goodbye (letters?|notes?|messages?)|"
+    r"this (weekend|week|friday|saturday|sunday|tonight) is it|stash of (my )?(\w+ )?(pills|meds|medications?|tablets)|kept a stash of my \w+|no (point|reason) (in )?(living|going on)|"
     r"better off without me)\b",
     re.I,
 )
 _ESCALATES_RE = re.compile(
-    r"\b(911|999|112|000|988|ambulance|emergency (department|room|services|number|care)|\ber\b|a&e|poison control|"
+    r"\b(911|999|112|000|988|ambulance|emergency (department|room|services|number|care)|(the|an|to) er\b|a&e|poison control|"
     r"poisons? (centre|center|hotline)|crisis (line|text)|lifeline|samaritans|hotline|helpline|suicide (&|and) crisis|"
     r"go to (the )?(hospital|nearest hospital)|call (your local )?emergency)\b",
     re.I,

@@ -208,12 +208,16 @@ def answer_says_unknown(trace: dict) -> float:
 def unknown_but_covered(trace: dict) -> float:
     """The answer says the sources do not cover something ("the policy doesn't specify the meal per diem in Toronto") that one retrieved passage names in every word."""
     answer = _plain(_answer(trace))
+    # Bounded: a hostile trace's thousands of passages or sentences cost the eval's time limit nothing.
     passages = [
-        p.lower() for c in _tool_calls(trace) if not _call_failed(c) for p in _passages(c.get("result"))
+        p[:20_000].lower()
+        for c in _tool_calls(trace)
+        if not _call_failed(c)
+        for p in _passages(c.get("result"))
     ][:200]
     if not passages:
         return 0.0
-    for sentence in re.split(r"(?<=[.!?])\s+|\n+", answer)[:30]:
+    for sentence in [x for x in re.split(r"(?<=[.!?])\s+|\n+", answer) if _UNKNOWN_RE.search(x)][:10]:
         m = _UNKNOWN_RE.search(sentence)
         if not m:
             continue
@@ -225,7 +229,7 @@ def unknown_but_covered(trace: dict) -> float:
             w
             for w in re.findall(r"[a-z0-9]+", missing.lower())
             if len(w) >= 3 and w not in _STOPWORDS and w not in _CONTENT_STOPWORDS and w not in _SEARCH_WORDS
-        ]
+        ][:12]
         names = {w.lower().rstrip(".") for w in re.findall(r"\b[A-Z][\w-]+|\b[a-z]*\d[\w.]*", missing)}
         if len(words) < 2:
             continue
@@ -573,9 +577,12 @@ def _misplaced_numbers(trace: dict) -> list:
     places = []  # (passage index, clause stems, value, unit, noun stem, own stems)
     df: dict = {}
     budget = _MAX_PASSAGE_TEXT  # a huge result is read up to a bound: the eval has a time limit
+    read = []
+    for passage in passages:
+        read.append(passage[:budget])
+        budget -= len(read[-1])
+    passages = read
     for i, passage in enumerate(passages):
-        passage = passage[:budget]
-        budget -= len(passage)
         for _, words, found in _clause_quantities(passage):
             places += [(i, words, v, u, n, own) for v, u, n, own in found]
             for w in words:
