@@ -9,8 +9,21 @@ from typing import Any
 
 import pytest
 
-from agenteval.eval_generator.synthesizer import SIGNALS, SIGNALS_BY_NAME, load_eval_function, sig_dialogue
-from agenteval.eval_generator.synthesizer._trace_access import _keyed_leaves, _signal_value, _tool_calls
+from agenteval.eval_generator.synthesizer import (
+    SIGNALS,
+    SIGNALS_BY_NAME,
+    load_eval_function,
+    sig_dialogue,
+    synthesize,
+)
+from agenteval.eval_generator.synthesizer._trace_access import (
+    _MAX_TRACE_TEXT,
+    _answer,
+    _keyed_leaves,
+    _signal_value,
+    _text_size,
+    _tool_calls,
+)
 from agenteval.eval_generator.synthesizer.learn import learn
 from agenteval.eval_generator.synthesizer.rules import DecisionList
 from agenteval.importers import import_traces
@@ -1505,6 +1518,43 @@ def test_a_signal_is_computed_once_per_trace_and_a_failing_one_reads_zero() -> N
     assert calls == ["ab", "abc", "ab"]
     assert _signal_value(broken, first) == 0.0
     assert _signal_value(lambda t: float("nan"), first) == 0.0
+
+
+def test_a_huge_trace_is_read_within_a_text_budget() -> None:
+    # A 20 MB retrieval trace (500 passages against a long answer) once took 148 s of signal
+    # time: readings compare passages with the answer. Every reading now gets a view cut to the
+    # text budget (the same view in synthesis and in the emitted eval); small traces are untouched.
+    seen: list[dict[str, Any]] = []
+
+    def probe(trace: dict[str, Any]) -> float:
+        seen.append(trace)
+        return 1.0
+
+    small = Conversation("When does my order arrive?").trace("Tomorrow.")
+    _signal_value(probe, small)
+    assert seen[-1] is small
+    passages = [{"id": f"doc-{i}", "text": f"Passage {i} on refunds. " * 1700} for i in range(500)]
+    big = (
+        Conversation("What is the refund window?")
+        .call("search_docs", {"query": "refund window"}, {"passages": passages})
+        .trace("The window is 30 days. " * 2000 + "Refunds go back to the card.")
+    )
+    assert _text_size(big, 10**9) > 100 * _MAX_TRACE_TEXT
+    _signal_value(probe, big)
+    view = seen[-1]
+    assert view is not big and _text_size(view, 10**9) <= _MAX_TRACE_TEXT
+    assert _answer(view).startswith("The window is 30 days.")
+    assert _answer(view).endswith("Refunds go back to the card.")  # head and tail both kept
+    assert _tool_calls(view)[0]["result"]["passages"][0]["id"] == "doc-0"
+    assert _tool_calls(view)[0]["result"]["passages"][-1]["id"] == "doc-499"
+    # Readings made of others get the same view, not a second cut of it.
+    assert [_signal_value(probe, view), _signal_value(probe, big)] == [1.0, 1.0]
+    assert len(seen) == 2
+    # Every reading runs on it, and the emitted eval (which synthesize checks against the
+    # learned rule on each training trace) reads it the same way.
+    result = synthesize([big, small] * 8, [True, False] * 8, "huge")
+    emitted = load_eval_function(result.code)
+    assert emitted(big)[0] >= 0.5 and emitted(small)[0] < 0.5
 
 
 def test_a_long_option_list_is_searched_only_for_values_the_user_wrote(

@@ -422,27 +422,82 @@ def _fmt(value: float) -> str:
     return f"{value:.3g}"
 
 
-# The last trace's signal values, as one (trace, {signal: value}) pair swapped whole like the
-# timeline's: readings made of others ("any of these", a count of patterns) ask for values the
-# learner also reads on their own, and each is computed once per trace.
+# A trace is read within a budget of text: past it, long strings keep their head and tail and
+# long lists their first and last items, cut just as far as needed (the same in synthesis and in
+# the emitted eval, so a rule's verdict does not depend on where it runs). Readings compare
+# passages with answers and calls with turns, so an unbounded 20 MB trace would cost minutes.
+_MAX_TRACE_TEXT = 200_000
+_CLIP_LEVELS = ((20_000, 400), (8000, 200), (4000, 100), (2000, 50), (1000, 30), (500, 20), (200, 10))
+
+
+def _text_size(value: object, budget: int) -> int:
+    """Characters of the strings in a JSON value, counted until past ``budget``."""
+    total = 0
+    stack = [value]
+    while stack and total <= budget:
+        item = stack.pop()
+        if isinstance(item, str):
+            total += len(item)
+        elif isinstance(item, dict):
+            total += sum(len(k) for k in item if isinstance(k, str))
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+    return total
+
+
+def _clipped(value: object, max_str: int, max_items: int) -> object:
+    """A copy of a JSON value with strings and lists cut to their head and tail."""
+    if isinstance(value, str):
+        if len(value) <= max_str:
+            return value
+        tail = max_str // 3
+        return value[: max_str - tail] + " ... " + value[-tail:]
+    if isinstance(value, dict):
+        return {k: _clipped(v, max_str, max_items) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        items = list(value)
+        if len(items) > max_items:
+            tail = max_items // 3
+            items = items[: max_items - tail] + items[-tail:]
+        return [_clipped(v, max_str, max_items) for v in items]
+    return value
+
+
+def _bounded_trace(trace: dict) -> dict:
+    """The trace itself when its text is within _MAX_TRACE_TEXT, else a copy cut to fit."""
+    if _text_size(trace, _MAX_TRACE_TEXT) <= _MAX_TRACE_TEXT:
+        return trace
+    view: dict = trace
+    for max_str, max_items in _CLIP_LEVELS:
+        cut = _clipped(trace, max_str, max_items)
+        view = cut if isinstance(cut, dict) else {}
+        if _text_size(view, _MAX_TRACE_TEXT) <= _MAX_TRACE_TEXT:
+            break
+    return view
+
+
+# The last trace's signal values, as one (trace, its bounded view, {signal: value}) triple swapped
+# whole like the timeline's: readings made of others ("any of these", a count of patterns) ask for
+# values the learner also reads on their own, and each is computed once per trace.
 _LAST_VALUES: dict = {}
 
 
 def _signal_value(fn: typing.Callable[[dict], float], trace: dict) -> float:
-    """A signal's value, with a failure or a non-finite number read as 0."""
-    pair = _LAST_VALUES.get("pair")
-    if pair is None or pair[0] is not trace:
+    """A signal's value on the trace (read within its text budget), a failure or a non-finite number read as 0."""
+    entry = _LAST_VALUES.get("entry")
+    if entry is None or (entry[0] is not trace and entry[1] is not trace):
         values: dict[typing.Callable[[dict], float], float] = {}
-        pair = (trace, values)
-        _LAST_VALUES["pair"] = pair
-    known = pair[1].get(fn)
+        entry = (trace, _bounded_trace(trace), values)
+        _LAST_VALUES["entry"] = entry
+    known = entry[2].get(fn)
     if known is not None:
         return known
     try:
-        value = float(fn(trace))
+        value = float(fn(entry[1]))
     except Exception:
         value = 0.0
     if value != value or value in (float("inf"), float("-inf")):
         value = 0.0
-    pair[1][fn] = value
+    entry[2][fn] = value
     return value
