@@ -39,6 +39,7 @@ from agenteval.eval_generator.synthesizer.sig_grounding import (
 from agenteval.eval_generator.synthesizer.sig_outcomes import (
     claims_success_after_error,
     error_unacknowledged,
+    fallback_uncredited,
     outcome_misreported,
     success_claimed_over_failure,
 )
@@ -50,6 +51,7 @@ _PATTERNS: tuple[Callable[[dict], float], ...] = (
     claims_success_after_error,
     outcome_misreported,
     error_unacknowledged,
+    fallback_uncredited,
     promises_action_not_taken,
     answer_misstates_record,
     denies_action_taken,

@@ -83,6 +83,7 @@ SIGNALS: tuple[Signal, ...] = tuple(
         sig_outcomes.outcome_misreported,
         sig_outcomes.caveat_unreported,
         sig_outcomes.error_cause_misreported,
+        sig_outcomes.fallback_uncredited,
         # claims against sources
         sig_grounding.unsupported_numbers,
         sig_grounding.unsupported_facts,
