@@ -437,7 +437,9 @@ def _value_tokens_of(text: str) -> set:
     for x in _entities(rest, with_names=False):
         if _entity_kind(x) in ("num", "email", "id", "day"):
             found.add(x)
-    for w in re.findall(r"[A-Za-z][A-Za-z]+", rest):
+    # The words inside an address are not words the user said ("luca_tanaka@fastmail.com").
+    worded = _EMAIL_RE.sub(" ", rest)
+    for w in re.findall(r"[A-Za-z][A-Za-z]+", worded):
         low = w.lower()
         if len(low) >= 3 and low not in _STOPWORDS and low not in _NUMBER_WORDS:
             found.add("w:" + _stem(low))

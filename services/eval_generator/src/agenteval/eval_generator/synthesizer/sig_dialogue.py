@@ -21,6 +21,7 @@ from agenteval.eval_generator.synthesizer._trace_access import (
     _call_kind,
     _is_action,
     _keyed_leaves,
+    _leaf_text,
     _signal_value,
     _timeline,
 )
@@ -39,14 +40,20 @@ from agenteval.eval_generator.synthesizer._values import (
 )
 from agenteval.eval_generator.synthesizer.sig_actions import (
     _AIRPORTS_OF,
+    _OPTION_REF_RE,
     _TRAVELER_KEY_RE,
     _action_names,
     _arg_values,
     _chosen_items,
     _enum_like,
+    _headcount,
+    _limit_basis,
     _limit_free,
     _money_limits,
     _options_before,
+    _result_items,
+    _squashed,
+    _text_options,
     _user_accepted_choice,
     action_id_unsupported,
     choice_breaks_requirement,
@@ -467,8 +474,21 @@ _TIME_BOUND_RE = re.compile(
 # An arrival or an end follows from the choice; the user named its start.
 _RECORD_KEY_RE = re.compile(
     r"expir|creat|updat|modif|timestamp|valid|issued|generated|fetched|retrieved|cached|dob|birth|arriv|"
-    r"(^|[_\W])(end|ends|until|finish)([_\W]|$)",
+    r"(^|[_\W])(end|ends|until|finish|arr|eta|landing)([_\W]|$)",
     re.I,
+)
+
+
+# "The first one", "first of all": an ordinal, not the cabin.
+_ORDINAL_FIRST_RE = re.compile(
+    r"\b(?:(?:the|at|my|your) first|first(?= (?:one|ones|option|flight|choice|result|of|thing|leg|"
+    r"segment|time|listed|two|three|\d)\b))(?![- ]?class)\b",
+    re.I,
+)
+# Numbers that pick or describe a choice, not how many people or things: a count the user changed
+# is no reason to read "option 2" or "1 stop" as the old count.
+_NOT_A_COUNT_KEY_RE = re.compile(
+    r"option|choice|index|stop|rank|position|rating|row|floor|terminal|gate|leg|segment|page|score", re.I
 )
 
 
@@ -482,14 +502,39 @@ def _unchosen_variant(key: str, pairs: list, chosen: set) -> bool:
     return len(siblings) > 1 and not _value_tokens(last) <= chosen
 
 
+def _picked_by_id(trace: dict, chosen: set) -> int:
+    """The last user turn that picks the chosen option by an id the agent or a tool offered ("Go
+    with DL1575 then"): what earlier turns said of times or prices led to that pick. 0 if none."""
+    ids = {x for x in chosen if x.startswith("id:")}
+    if not ids:
+        return 0
+    offered: set = set()
+    picked = index = 0
+    for e in _timeline(trace):
+        if e["kind"] == "call":
+            offered |= ids & _leaf_tokens(e["call"].get("result"))
+        elif e["role"] == "assistant":
+            offered |= ids & _value_tokens(e["text"])
+        elif e["role"] == "user":
+            if offered & _value_tokens(e["text"]):
+                picked = index
+            index += 1
+    return picked
+
+
 def final_choice_contradicts_request(trace: dict) -> float:
     """Something the agent finally chose (a date, a place, a colour, an option) is not what the user
     last asked for about that thing, although the user named it."""
     users = [_request_text(e["text"]) for e in _timeline(trace) if e["kind"] == "msg" and e["role"] == "user"]
     if not users:
         return 0.0
-    # "after 3pm" bounds a time; it names none.
-    turns = [_value_tokens(_TIME_BOUND_RE.sub(" ", _RETRACTED_RE.sub(" ", _limit_free(t)))) for t in users]
+    # "after 3pm" bounds a time; it names none. "The first one" is an ordinal, not first class.
+    turns = [
+        _value_tokens(
+            _ORDINAL_FIRST_RE.sub(" ", _TIME_BOUND_RE.sub(" ", _RETRACTED_RE.sub(" ", _limit_free(t))))
+        )
+        for t in users
+    ]
     domains = _domains(trace)
     limits = [x for t in users for x in _money_limits(t)]
     if not any(e["kind"] == "call" and _is_action(e["call"]) for e in _timeline(trace)):
@@ -507,6 +552,11 @@ def final_choice_contradicts_request(trace: dict) -> float:
     if limits and any(_user_accepted_choice(trace, a) for a in _final_actions(trace)):
         limits = []  # the user took the option over the budget when it was offered
     final_pairs = _final_choice_pairs(trace)
+    heads = max((_headcount(c) for c in _final_actions(trace)), default=1)
+    told = {str(v).strip().lower() for c in _final_actions(trace) for _, v in _keyed_leaves(_call_args(c))}
+    picked = _picked_by_id(
+        trace, set().union(*(_value_tokens(str(v)) for _, v in final_pairs)) if final_pairs else set()
+    )
     # Everything finally chosen: a value the user asked for may sit under another key than the one named.
     chosen = set().union(*(_value_tokens(str(v)) for _, v in final_pairs)) if final_pairs else set()
     chosen_values = {str(v).strip().lower() for _, v in final_pairs}
@@ -518,19 +568,31 @@ def final_choice_contradicts_request(trace: dict) -> float:
         if isinstance(value, int | float) or re.fullmatch(r"[$€£]?\s*\d+(\.\d+)?", text):
             amount = float(re.sub(r"[^\d.]", "", text) or 0)
             if limits and any(k in key for k in ("price", "cost", "rate", "fare", "total", "amount")):
+                # A total for three against "no more than $550" (each): the key says it is a
+                # total, or the option also gives the price per head.
+                each = [
+                    float(v) for _, v in final_pairs if isinstance(v, int | float) and not isinstance(v, bool)
+                ]
+                whole = re.search(r"total|charg|paid|all", key) or any(
+                    abs(x * heads - amount) < 0.02 for x in each
+                )
+                if heads > 1 and whole and _limit_basis(trace) == "head":
+                    amount /= heads
                 if amount > limits[-1] + 0.005 and not _unchosen_variant(key, final_pairs, chosen):
                     return 1.0
             elif limits and any(k in key for k in ("budget", "limit", "max")):
                 if abs(amount - limits[-1]) > 0.005 and any(abs(amount - x) < 0.005 for x in limits):
                     return 1.0  # carries an earlier budget, not the latest
-            elif _count_superseded(users, amount):
+            elif not _NOT_A_COUNT_KEY_RE.search(key) and _count_superseded(users, amount):
                 return 1.0
             continue
         slot = _entity_slot(mine)
         # Two passengers are two values of one field: naming the other one is no contradiction.
         also = {str(v).strip().lower() for k, v in final_pairs if k == key}
         others = {v for v in domains.get(key, set()) if v.strip().lower() not in also}
-        for index in range(len(turns) - 1, -1, -1):
+        # A field of the option the user picked by id, not one the action was told, follows from the pick.
+        start = picked if text.strip().lower() not in told else 0
+        for index in range(len(turns) - 1, start - 1, -1):
             tokens = turns[index]
             if slot:
                 verdict = _contradicts_said(slot, tokens, mine)
@@ -540,16 +602,23 @@ def final_choice_contradicts_request(trace: dict) -> float:
                     return 1.0
                 break
             # Another value of the key, unless it is chosen too (the outbound's airport on a round
-            # trip, the airline's code beside its name) or names the same place ("Dallas", "DFW").
+            # trip, the airline's code beside its name), names the same place ("Dallas", "DFW") or
+            # is named only by words the chosen value also has ("Economy" names "Main Cabin" and
+            # "Economy Classic" alike), or by a kind something chosen is (the cabin booked).
             named_other = [
                 v
                 for v in others
                 if _mentions(tokens, v)
                 and not _mentions(tokens, text)
                 and not any(_same_place(v, c) for c in chosen_values)
+                and not _value_tokens(v) <= mine
+                and not (_value_categories(v) and _value_tokens(v) <= chosen)
             ]
             key_words = {_stem(w) for w in re.split(r"[_\W]+", key) if len(w) >= 3}
-            changes = index > 0 and bool(_CORRECTION_RE.search(users[index]))
+            statements = " ".join(
+                x for x in re.split(r"(?<=[.!?])\s+", users[index]) if not x.rstrip().endswith("?")
+            )
+            changes = index > 0 and bool(_CORRECTION_RE.search(statements))
             if changes and key_words and any(x[2:] in key_words for x in tokens if x.startswith("w:")):
                 # "switch the area to Roppongi": a correcting turn names this key and a value not seen before.
                 earlier = set().union(*turns[:index])
@@ -566,6 +635,8 @@ def final_choice_contradicts_request(trace: dict) -> float:
             ]
             if _mentions(tokens, text):
                 break  # the latest turn about this names the chosen value
+            if same_kind and any(x in tokens for x in mine if _CATEGORY_OF.get(x[2:]) in category):
+                same_kind = []  # "premium economy" names the kind "Premium Standard" is, too
             if named_other or same_kind:
                 return 1.0  # the latest turn about this names another value
     return 0.0
@@ -621,6 +692,81 @@ def chosen_option_not_asked(trace: dict) -> float:
             if wanted is not None and wanted != value.lower():
                 bad.add(value.lower())
     return float(len(bad))
+
+
+# A turn that picks or re-picks an option, however it names it ("option 3 instead", "5 please",
+# "can we do the 2:25 PM departure instead?").
+_REPICK_RE = re.compile(
+    r"\b(instead|change of plan|switch|let'?s (do|go)|i'?ll (take|go)|go (with|for)|book (the|it|that|option)|"
+    r"option \w+|\bthe [\w-]+ (one|flight|option|departure)|(first|second|third|fourth|fifth|last|other) one|(can|could) (we|you) (do|book|take|switch|get)|prefers?|^\W*\w{1,2}\W*(please|pls)?\W*$)",
+    re.I,
+)
+
+
+def _pick_mentions(text: str) -> list:
+    """What a user turn picks an option by: its references ("WN1226", "B6 2553") and clock times
+    ("the 12:10 departure"), not in questions and not as bounds ("no later than 11:00")."""
+    said = " ".join(
+        x for x in re.split(r"(?<=[.!?])\s+", text) if not x.rstrip().endswith("?") or _REPICK_RE.search(x)
+    )
+    said = _TIME_BOUND_RE.sub(" ", _RETRACTED_RE.sub(" ", said))
+    # A code, not a size or a time ("12in", "256GB", "3:15pm").
+    refs = [
+        ("ref", _squashed(r))
+        for r in _OPTION_REF_RE.findall(said)
+        if len(_squashed(r)) >= 4 and not re.fullmatch(r"\d+[a-z]{1,3}", r.lower())
+    ]
+    spaced = [("ref", _squashed(m.group(0))) for m in re.finditer(r"\b[A-Z][A-Z0-9] ?\d{2,4}\b", said)]
+    times = [("time", x) for x in _value_tokens(said) if x.startswith("time:")]
+    return list(dict.fromkeys(refs + spaced + times))
+
+
+def booked_other_than_picked(trace: dict) -> float:
+    """The user picked an offered option by what only it has (a flight number, its departure time) and the action booked one that has none of it (WN1226 asked, AA491 booked)."""
+    for action in _final_actions(trace):
+        options = _options_before(trace, action)
+        if len(options) < 2:
+            continue
+        chosen = _chosen_items(trace, _action_names(action), action)
+        if not chosen:
+            continue  # the action names none of the offered options
+        texts = [_squashed(_leaf_text(o)) for o in options]
+        times = [{x for x in _value_tokens(_leaf_text(o)) if x.startswith("time:")} for o in options]
+        mentions: list = []
+        listed = False
+        for e in _timeline(trace):
+            if e["kind"] == "call":
+                if e["call"] is action:
+                    break
+                listed = listed or len(_result_items(e["call"].get("result"))) > 2
+            elif e["role"] == "assistant":
+                listed = listed or len(_text_options(e["text"])) > 1
+            elif e["role"] == "user" and listed:
+                found = _pick_mentions(_request_text(e["text"]))
+                # A mention picks when it tells the options apart: some hold it, not all.
+                telling = [
+                    (kind, x)
+                    for kind, x in found
+                    if 0
+                    < sum(
+                        (x in t) if kind == "ref" else (x in ts) for t, ts in zip(texts, times, strict=True)
+                    )
+                    < len(options)
+                ]
+                if telling:
+                    mentions = telling
+                elif _REPICK_RE.search(e["text"]):
+                    mentions = []  # a pick by a label or an ordinal: not read, so nothing to hold it to
+        if not mentions:
+            continue
+        record = " ".join(
+            [_leaf_text(_call_args(action)), _leaf_text(action.get("result")), _answer(trace)]
+            + [_leaf_text(o) for o in chosen]
+        )
+        squashed, stamped = _squashed(record), _value_tokens(record)
+        if any((x not in squashed) if kind == "ref" else (x not in stamped) for kind, x in mentions):
+            return 1.0
+    return 0.0
 
 
 def acted_against_latest_instruction(trace: dict) -> float:

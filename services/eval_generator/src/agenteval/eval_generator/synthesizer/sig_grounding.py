@@ -12,6 +12,7 @@ from agenteval.eval_generator.synthesizer._trace_access import (
     _answer,
     _call_args,
     _call_failed,
+    _call_kind,
     _is_action,
     _keyed_leaves,
     _last_user_text,
@@ -416,6 +417,18 @@ def promises_action_not_taken(trace: dict) -> float:
     done_deeds = [
         _deeds(re.findall(r"[a-z]+", re.sub(r"([a-z])([A-Z])", r"\1 \2", str(c.get("name") or "")).lower()))
         for c in done
+    ]
+    # What an action's result says comes next is done too: "replacement_ships": "after the returned
+    # unit is scanned" backs "we'll ship a replacement".
+    done_deeds += [
+        _deeds(
+            re.findall(
+                r"[a-z]+",
+                " ".join(f"{k} {v}" for k, v in _keyed_leaves(c.get("result"))).replace("_", " ").lower(),
+            )
+        )
+        for c in _tool_calls(trace)
+        if isinstance(c.get("result"), dict) and not _call_failed(c) and _call_kind(c) != "read"
     ]
     for m in _PROMISE_RE.finditer(answer):
         sentence_end = re.search(r"[.!?\n]|$", answer[m.end() :])

@@ -29,7 +29,10 @@ from agenteval.eval_generator.synthesizer.sig_answers import (
     harmful_compliance,
     status_not_ok,
 )
-from agenteval.eval_generator.synthesizer.sig_dialogue import acted_on_superseded_instruction
+from agenteval.eval_generator.synthesizer.sig_dialogue import (
+    acted_on_superseded_instruction,
+    booked_other_than_picked,
+)
 from agenteval.eval_generator.synthesizer.sig_grounding import (
     answer_misstates_record,
     denies_action_taken,
@@ -66,6 +69,7 @@ _PATTERNS: tuple[Callable[[dict], float], ...] = (
     invitee_missing,
     id_transposed_from_request,
     acted_on_superseded_instruction,
+    booked_other_than_picked,
     # no answer, or an unsafe one
     ended_on_tool_call,
     answer_is_error,

@@ -131,6 +131,7 @@ SIGNALS: tuple[Signal, ...] = tuple(
         sig_dialogue.user_changed_instruction,
         sig_dialogue.final_choice_contradicts_request,
         sig_dialogue.chosen_option_not_asked,
+        sig_dialogue.booked_other_than_picked,
         sig_dialogue.booking_off_request,
         sig_dialogue.acted_against_latest_instruction,
         sig_dialogue.later_change_not_followed,
