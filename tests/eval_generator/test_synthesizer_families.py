@@ -212,6 +212,8 @@ DEV_V10 = ROOT / "tests" / "fixtures" / "dev_families_v10"
 DEV_V11 = ROOT / "tests" / "fixtures" / "dev_families_v11"
 DEV_V12 = ROOT / "tests" / "fixtures" / "dev_families_v12"
 DEV_V13 = ROOT / "tests" / "fixtures" / "dev_families_v13"
+DEV_V14 = ROOT / "tests" / "fixtures" / "dev_families_v14"
+DEV_V15 = ROOT / "tests" / "fixtures" / "dev_families_v15"
 
 
 @pytest.mark.parametrize(
@@ -226,6 +228,8 @@ DEV_V13 = ROOT / "tests" / "fixtures" / "dev_families_v13"
         (DEV_V11, "make_v11.py", 6),
         (DEV_V12, "make_v12.py", 6),
         (DEV_V13, "make_v13.py", 6),
+        (DEV_V14, "make_v14.py", 6),
+        (DEV_V15, "make_v15.py", 6),
     ],
 )
 def test_blind_written_families_are_frozen(folder: Path, script: str, files: int, tmp_path: Path) -> None:

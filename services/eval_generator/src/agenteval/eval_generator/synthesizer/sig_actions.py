@@ -9,10 +9,11 @@ Each signal is ``trace dict -> float`` with a one-line docstring. Sandbox-safe (
 import difflib
 import re
 
-from agenteval.eval_generator.synthesizer._phrases import _is_affirmation
+from agenteval.eval_generator.synthesizer._phrases import _is_affirmation, _request_text
 from agenteval.eval_generator.synthesizer._trace_access import (
     _call_args,
     _call_failed,
+    _call_kind,
     _instructions_text,
     _is_action,
     _keyed_leaves,
@@ -988,7 +989,8 @@ _KIN = (
     r"co-worker|colleague|parent|mom|dad|mother|father|sibling|brother|sister|grandma|grandpa|grandmother|"
     r"grandfather|aunt|uncle|fianc[eé]e?|manager|assistant|girlfriend|boyfriend"
 )
-_RELATION_RE = re.compile(rf"\bmy (?:{_KIN})\b(?!s)", re.I)
+# "my son" travels; "my cousin's wedding" is where the trip goes.
+_RELATION_RE = re.compile(rf"\bmy (?:{_KIN})\b(?!s|['’]s)", re.I)
 _RELATIONS_RE = re.compile(rf"\bmy (?:{_KIN})s\b|\bkids\b|\bchildren\b|\bfamily\b|\bparents\b", re.I)
 _SELF_RE = re.compile(r"\b(me|myself|us|we|our|ourselves|i'?m (?:going|flying|traveling|travelling))\b", re.I)
 _BOOK_ME_RE = re.compile(
@@ -1032,8 +1034,10 @@ def travelers_differ_from_request(trace: dict) -> float:
         raw = (m.group(1) or m.group(2)).lower()
         party = int(raw) if raw.isdigit() else _PARTY_WORDS.get(raw)
     elif _RELATION_RE.search(asked) and not _RELATIONS_RE.search(asked):
-        # "for me and my cousin Luis, my spouse Felix and my boss Jonas": one each, and the user if they go
-        party = len(_RELATION_RE.findall(asked)) + int(goes)
+        # "for me and my cousin Luis, my spouse Felix and my boss Jonas": one each, and the user if
+        # they go; "my daughter prefers that one" is an aside, not a traveler.
+        requests = " ".join(_request_text(t) for t in _user_turns(trace))
+        party = len(_RELATION_RE.findall(requests)) + int(goes)
     system = "\n".join(e["text"] for e in _timeline(trace) if e["kind"] == "msg" and e["role"] == "system")
     known = set(words) | set(re.findall(r"[a-z]+", system.lower()))
     holders = {  # the account holder, as the instructions or a profile name them
@@ -1753,12 +1757,13 @@ def incident_not_handed_off(trace: dict) -> float:
         return 0.0
     handed_off = False
     for call in _tool_calls(trace):
-        if not _is_action(call) or _call_failed(call):
+        if _call_failed(call):
             continue
         name = str(call.get("name") or "")
-        if _HANDOFF_CALL_RE.search(name):
+        # A case or ticket opened is a hand-off whatever verb its tool starts with ("open_case").
+        if _call_kind(call) != "read" and _HANDOFF_CALL_RE.search(name):
             handed_off = True
-        elif not _BOOKKEEPING_CALL_RE.search(name):
+        elif _is_action(call) and not _BOOKKEEPING_CALL_RE.search(name):
             return 1.0  # changed the account (its email, a refund) instead of leaving it to the human
     return 0.0 if handed_off else 1.0
 
