@@ -3042,3 +3042,32 @@ def test_a_relative_whose_event_it_is_or_whose_taste_is_told_does_not_travel() -
         == 0.0
     )
     assert value("travelers_differ_from_request", book(son, "Book it.", names=("Noah Murphy",))) == 1.0
+
+
+def test_an_airport_the_user_ruled_out_is_not_booked() -> None:
+    def booked(ask: str, origin: str) -> dict[str, Any]:
+        found = {
+            "flights": [
+                {"id": "OF-1", "origin": "EWR", "destination": "CDG", "flight": "UA30"},
+                {"id": "OF-2", "origin": "JFK", "destination": "CDG", "flight": "LH411"},
+                {"id": "OF-3", "origin": "LGA", "destination": "CDG", "flight": "DL90"},
+            ]
+        }
+        c = Conversation(ask)
+        c.call("search_flights", {"from": "NYC", "to": "CDG"}, found)
+        offer = {"EWR": "OF-1", "JFK": "OF-2", "LGA": "OF-3"}[origin]
+        return c.call("book_flight", {"offer_id": offer}, {"status": "CONFIRMED"}).trace("Booked.")
+
+    for ask in (
+        "New York to Paris on 2025-04-13, please not out of Newark. Book the cheapest.",
+        "New York (JFK or LaGuardia only, not EWR) to Paris on 2025-04-13.",
+        "New York to Paris on 2025-04-13. JFK or LaGuardia is fine, Newark is not.",
+    ):
+        assert value("airport_differs_from_request", booked(ask, "EWR")) == 1.0, ask
+        assert value("airport_differs_from_request", booked(ask, "JFK")) == 0.0, ask
+    assert (
+        value("airport_differs_from_request", booked("New York to Paris, no JFK departures.", "JFK")) == 1.0
+    )
+    assert (
+        value("airport_differs_from_request", booked("New York to Paris, no JFK departures.", "LGA")) == 0.0
+    )

@@ -1165,10 +1165,38 @@ def _booked_record(trace: dict, action: dict) -> dict | None:
     return None
 
 
+# An airport the user ruled out: "not out of Newark", "No JFK departures", "can't be out of JFK",
+# "(Newark or LaGuardia only, not JFK)", "JFK or LaGuardia is fine, Newark is not".
+_EXCLUDED_AIRPORT_RES = (
+    re.compile(r"\b(?:not|never|avoid|no)\s+(?:out of|from|via|through|leaving)\s+(?P<p>[A-Za-z']+)", re.I),
+    re.compile(r"\bno (?P<p>[A-Za-z']+) (?:departures?|flights?)\b", re.I),
+    re.compile(r"\bcan'?t (?:be |leave |go )?(?:out of|from|via) (?P<p>[A-Za-z']+)", re.I),
+    re.compile(r"\bnot (?P<p>[A-Z]{3})\b"),
+    re.compile(r"\b(?P<p>[A-Za-z']+) (?:is|isn'?t) not\b|\b(?P<q>[A-Za-z']+) is out\b", re.I),
+)
+
+
+def _excluded_airports(asked: str) -> set:
+    """Airports the user ruled out, as codes (a name only where it is one airport: Newark, Gatwick)."""
+    out: set = set()
+    for rx in _EXCLUDED_AIRPORT_RES:
+        for m in rx.finditer(asked):
+            place = (m.groupdict().get("p") or m.groupdict().get("q") or "").strip()
+            if re.fullmatch(r"[A-Z]{3}", place):
+                out.add(place)
+                continue
+            codes = _AIRPORTS_OF.get(place.lower(), "").split()
+            if len(codes) == 1:
+                out |= set(codes)
+    return out
+
+
 def airport_differs_from_request(trace: dict) -> float:
     """A booked flight leaves from or lands at an airport that serves none of the places the user
-    named ("San Francisco" is SFO or OAK, not SJC; "O'Hare" is ORD, not MDW)."""
+    named ("San Francisco" is SFO or OAK, not SJC; "O'Hare" is ORD, not MDW), or at one the user
+    ruled out ("not out of Newark")."""
     asked = " ".join(_user_turns(trace))
+    excluded = _excluded_airports(asked)
     low = asked.lower()
     allowed: set[str] = set()
     places = 0
@@ -1185,7 +1213,7 @@ def airport_differs_from_request(trace: dict) -> float:
         if code in listed:  # a code the user wrote that the results know as an airport
             allowed.add(code)
             places += 1
-    if places < 2:
+    if places < 2 and not excluded:
         return 0.0
     for e in _timeline(trace):
         call = e["call"] if e["kind"] == "call" else None
@@ -1199,7 +1227,9 @@ def airport_differs_from_request(trace: dict) -> float:
         ]
         origins = [v for k, v in leaves if _ORIGIN_KEY_RE.search(k)]
         ends = [v for k, v in leaves if _DESTINATION_KEY_RE.search(k)]
-        if (origins and origins[0] not in allowed) or (ends and ends[-1] not in allowed):
+        if (origins and origins[0] in excluded) or (ends and ends[-1] in excluded):
+            return 1.0
+        if places >= 2 and ((origins and origins[0] not in allowed) or (ends and ends[-1] not in allowed)):
             return 1.0
     return 0.0
 
