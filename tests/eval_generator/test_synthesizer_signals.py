@@ -3071,3 +3071,28 @@ def test_an_airport_the_user_ruled_out_is_not_booked() -> None:
     assert (
         value("airport_differs_from_request", booked("New York to Paris, no JFK departures.", "LGA")) == 0.0
     )
+
+
+def test_a_travelers_name_is_replaced_only_by_another_travelers() -> None:
+    ask = (
+        "Dublin-Rome (FCO) 2025-08-01 one way, 2 pax, premium economy. names: Dmitri Garcia and James Alvarez. "
+        "options?"
+    )
+
+    def booked(pick: str) -> dict[str, Any]:
+        c = Conversation(ask)
+        found = {
+            "flights": [{"id": "OF-1", "carrier": "LH", "flight": "LH1234"}, {"id": "OF-2", "carrier": "FR"}]
+        }
+        c.call("search_flights", {"from": "DUB", "to": "FCO"}, found)
+        c.say("Lufthansa LH1234 or Ryanair FR99?").user(pick)
+        pax = [{"type": "adult", "name": n} for n in ("GARCIA/DMITRI", "ALVAREZ/JAMES")]
+        args = {"slices": [{"offer_id": "OF-1"}], "passengers": pax, "cabin": "premium_economy"}
+        return c.call("air_book", args, {"ok": True}).trace("Booked.")
+
+    # An airline named after the travelers replaces none of them; "the first one" is no cabin.
+    assert value("acted_on_superseded_instruction", booked("the Lufthansa flight. book it")) == 0.0
+    assert value("acted_on_superseded_instruction", booked("Book the first one.")) == 0.0
+    # A traveler replaced by another is still a change the booking must follow.
+    swapped = "Book it, but James can't come: Oskar Moreno instead of James Alvarez."
+    assert value("acted_on_superseded_instruction", booked(swapped)) == 1.0

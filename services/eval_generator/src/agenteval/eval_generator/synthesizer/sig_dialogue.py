@@ -44,6 +44,7 @@ from agenteval.eval_generator.synthesizer.sig_actions import (
     _TRAVELER_KEY_RE,
     _action_names,
     _arg_values,
+    _booked_people,
     _chosen_items,
     _enum_like,
     _headcount,
@@ -167,7 +168,12 @@ def _superseded(trace: dict) -> list:
     for words, those describing the same thing: found under the same argument or result key,
     or of the same everyday category ("navy" replaces "red", not "size M").
     """
-    users = [_request_text(e["text"]) for e in _timeline(trace) if e["kind"] == "msg" and e["role"] == "user"]
+    # "Book the first one" picks an option; it says nothing of first class.
+    users = [
+        _ORDINAL_FIRST_RE.sub(" ", _request_text(e["text"]))
+        for e in _timeline(trace)
+        if e["kind"] == "msg" and e["role"] == "user"
+    ]
     slots = _slots(trace)
     for text in users:
         # Names (capitalized, not sentence words) describe one kind of thing: places, brands, people.
@@ -186,6 +192,12 @@ def _superseded(trace: dict) -> list:
             for token in _value_tokens(m.group(3)):
                 slots.setdefault(token, set()).add(frame)
     keys = {k.partition(":")[2] for ks in slots.values() for k in ks if k.startswith("key:")}
+    people = {
+        "w:" + _stem(w)
+        for c in _final_actions(trace)
+        for name in _booked_people(c)
+        for w in re.findall(r"[a-z]{3,}", name)  # "GARCIA/DMITRI" too
+    }
     out = []
     for k in range(1, len(users)):
         before = set().union(*(_turn_tokens(t) for t in users[:k]))
@@ -234,12 +246,17 @@ def _superseded(trace: dict) -> list:
                 and x[2:] not in {_stem(w) for key in named for w in re.split(r"[_\W]+", key)}
             ):
                 slots.setdefault(x, set()).update("key:" + key for key in named)
-        new_slots = set().union(*(_slot_of(x, slots) for x in new if _entity_kind(x) == "w"))
+        # A traveler's name is replaced by another traveler's, never by an airline or a city.
+        new_words = [x for x in new if _entity_kind(x) == "w"]
+        new_slots = {
+            side: set().union(*(_slot_of(x, slots) for x in new_words if (x in people) == side))
+            for side in (True, False)
+        }
         old = set()
         for x in before - current - later:
             kind = _entity_kind(x)
             if kind == "w":
-                if _slot_of(x, slots) & new_slots:
+                if _slot_of(x, slots) & new_slots[x in people]:
                     old.add(x)  # the same thing described anew: a change, said so or not
             elif kind in kinds and (marked or kind != "num"):  # a new budget replaces the old one
                 old.add(x)
