@@ -421,10 +421,14 @@ _OTHER_SOURCE_RE = re.compile(
     r"last (known|refresh\w*|updated|synced)|as of|(out of|not up to) date|may not (reflect|be current))\b",
     re.I,
 )
-_SOURCE_VERBS = frozenset(
-    "get fetch lookup look find search query read list check retrieve run call api tool service data info "
-    "v1 v2 v3 now current by export paper file lookup".split()
-)
+# Words every tool name has; not "backup" or "secondary", which are what a credit names.
+_SOURCE_VERBS = (
+    _GENERIC_NAME_WORDS - {"live", "backup", "alt", "alternative", "secondary", "primary", "new", "old"}
+) | {
+    "export",
+    "paper",
+    "file",
+}
 
 
 # The answer says where its figures came from.
