@@ -73,6 +73,30 @@ async def test_an_agent_whose_import_hangs_is_refused_after_the_load_timeout(tmp
         await pool.close()
 
 
+async def test_checking_an_agent_does_not_wait_for_a_worker_whose_loop_another_trial_blocks(
+    tmp_path: Path,
+) -> None:
+    """A submission checks its agent in a worker. With the only worker's loop held by a
+    blocking agent (its trial has 60 s to go), the check is answered elsewhere, while that
+    trial still runs: not after the deadline kills the worker (the second submit of a runner
+    serving a blocked agent used to wait a minute)."""
+    pool = WorkerPool(WorkerLimits(workers=1))
+    blocked = (FAULTS, [], "r", "c", 0, 0, {}, {}, {"fault": "block"}, 60.0, "")
+    try:
+        trial = asyncio.create_task(pool.run(blocked, 60.0))
+        # Sent at once, it may reach the worker behind the blocking trial: it is taken back.
+        assert await asyncio.wait_for(pool.load("python:tests.agents:echo_tool"), 120) is None
+        assert not trial.done(), "the check waited for the blocked worker to be killed"
+        # Sent once the loop is known blocked, it never goes there; an import that fails says so.
+        await asyncio.sleep(1.0)
+        error = await asyncio.wait_for(pool.load(agent_file(tmp_path, "raise ValueError('bad agent')")), 120)
+        assert error is not None and "bad agent" in error
+        assert await asyncio.wait_for(pool.load("python:tests.agents:instant"), 120) is None
+        assert not trial.done()
+    finally:
+        await pool.close()
+
+
 async def test_workers_killed_from_outside_cost_a_rerun_and_a_trial_dying_alone_is_blamed(
     trials: TrialRunner,
 ) -> None:

@@ -139,19 +139,39 @@ class WorkerPool:
         now = asyncio.get_running_loop().time()
         best: WorkerProcess | None = None
         least = 1 << 62
+        silent = False
         for w in self._workers:
             if w.state is not READY or w.retiring or w.killed is not None:
                 continue
             load = len(w.inflight)
             if now - w.last_seen > SILENT_S:  # looks blocked: only if nothing else is there
+                if job.kind == "load":  # a check waits for no blocked loop (see _rescue_loads)
+                    silent = True
+                    continue
                 load += 1 << 40
             if load < least:
                 best, least = w, load
         if best is None:
+            if silent:
+                self._quarantine(job)
+                return
             self._waiting.append(job)
             self._ensure_workers()
             return
         self._assign(best, job, now)
+
+    def _rescue_loads(self, now: float) -> None:
+        """Checks of agents (a run's submission waits on them) sent to a worker whose loop
+        another job blocks go elsewhere: otherwise a submit waits until that job's deadline
+        kills the worker. A check whose own import holds the loop stays (its timeout judges it)."""
+        for w in self._workers:
+            if w.killed is not None or now - w.last_seen <= SILENT_S or w.blocked_by is None:
+                continue
+            for key, job in list(w.inflight.items()):
+                if job.kind == "load" and key != w.blocked_by:
+                    del w.inflight[key]
+                    job.worker = None
+                    self._dispatch(job)
 
     def _assign(self, w: WorkerProcess, job: Job, now: float) -> None:
         job.worker = w
@@ -338,6 +358,7 @@ class WorkerPool:
                 self._kill_blocked(w, now)
             elif now > job.deadline + 5 * grace:  # alive, yet this trial never comes back
                 self._kill_blocked(w, now, job)
+        self._rescue_loads(now)
         if self._waiting and not any(w.state is STARTING for w in self._workers):
             self._drain_waiting()
         if self._suspects:
