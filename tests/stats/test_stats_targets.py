@@ -55,11 +55,11 @@ def test_one_dead_case_among_20_at_k5_is_caught() -> None:
     assert flagged / SIMS >= 0.70, f"the per-case test flagged it {flagged} times in {SIMS}"
 
 
-def _single_drop(seed: int, correction: str, case_share: float, stable_others: bool) -> float:
+def _single_drop(seed: int, correction: str, case_share: float, others: str) -> float:
     rng = random.Random(seed)
     flagged = 0
     for s in range(SIMS):
-        if stable_others:  # most agent cases pass (or fail) nearly always
+        if others == "stable":  # most agent cases pass (or fail) nearly always
             rates = [
                 rng.uniform(0.9, 1.0)
                 if u < 0.6
@@ -68,6 +68,8 @@ def _single_drop(seed: int, correction: str, case_share: float, stable_others: b
                 else rng.uniform(0.1, 0.9)
                 for u in (rng.random() for _ in range(20))
             ]
+        elif others == "like_the_case":  # every other case as reliable as this one was
+            rates = [0.9] * 20
         else:
             rates = [rng.random() for _ in range(20)]
         rates[0] = 0.9
@@ -77,16 +79,16 @@ def _single_drop(seed: int, correction: str, case_share: float, stable_others: b
     return flagged / SIMS
 
 
-@pytest.mark.parametrize("stable_others", [False, True])
-def test_one_case_falling_50_points_at_k10(stable_others: bool) -> None:
+@pytest.mark.parametrize(("others", "reached"), [("noise", 0.30), ("stable", 0.40), ("like_the_case", 0.50)])
+def test_one_case_falling_50_points_at_k10(others: str, reached: float) -> None:
     # 0.9 -> 0.4. Holm with alpha halved (the old default) flags it ~7% of the time. The
     # issue asked for 50%; a single one-sided Fisher test at the full alpha = 0.05, with no
-    # other case to correct for, has 66% power here, so no family-wise procedure over 20
-    # cases reaches 50% unless the other cases are near-deterministic. What we reach:
-    # 33% (others uniform in [0, 1]) and 43% (others mostly stable); see STATISTICS.md.
-    new = _single_drop(5, "discrete-holm", 0.75, stable_others)
-    old = _single_drop(5, "holm", 0.5, stable_others)
-    assert new >= (0.40 if stable_others else 0.30), new
+    # other case to correct for, has 66% power here, so what a family-wise procedure reaches
+    # depends on how many other cases could reach significance: 32% (others uniform in
+    # [0, 1]), 45% (others mostly stable), 53% (others at 0.9 like this case); STATISTICS.md.
+    new = _single_drop(5, "discrete-holm", 0.75, others)
+    old = _single_drop(5, "holm", 0.5, others)
+    assert new >= reached, new
     assert new >= 3 * old, (new, old)
 
 
