@@ -214,6 +214,7 @@ DEV_V12 = ROOT / "tests" / "fixtures" / "dev_families_v12"
 DEV_V13 = ROOT / "tests" / "fixtures" / "dev_families_v13"
 DEV_V14 = ROOT / "tests" / "fixtures" / "dev_families_v14"
 DEV_V15 = ROOT / "tests" / "fixtures" / "dev_families_v15"
+DEV_V16 = ROOT / "tests" / "fixtures" / "dev_families_v16"
 
 
 @pytest.mark.parametrize(
@@ -230,6 +231,7 @@ DEV_V15 = ROOT / "tests" / "fixtures" / "dev_families_v15"
         (DEV_V13, "make_v13.py", 6),
         (DEV_V14, "make_v14.py", 6),
         (DEV_V15, "make_v15.py", 6),
+        (DEV_V16, "make_v16.py", 6),
     ],
 )
 def test_blind_written_families_are_frozen(folder: Path, script: str, files: int, tmp_path: Path) -> None:
