@@ -215,6 +215,7 @@ DEV_V13 = ROOT / "tests" / "fixtures" / "dev_families_v13"
 DEV_V14 = ROOT / "tests" / "fixtures" / "dev_families_v14"
 DEV_V15 = ROOT / "tests" / "fixtures" / "dev_families_v15"
 DEV_V16 = ROOT / "tests" / "fixtures" / "dev_families_v16"
+DEV_V17 = ROOT / "tests" / "fixtures" / "dev_families_v17"
 
 
 @pytest.mark.parametrize(
@@ -232,6 +233,7 @@ DEV_V16 = ROOT / "tests" / "fixtures" / "dev_families_v16"
         (DEV_V14, "make_v14.py", 6),
         (DEV_V15, "make_v15.py", 6),
         (DEV_V16, "make_v16.py", 6),
+        (DEV_V17, "make_v16.py", 6),
     ],
 )
 def test_blind_written_families_are_frozen(folder: Path, script: str, files: int, tmp_path: Path) -> None:
