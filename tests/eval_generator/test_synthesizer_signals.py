@@ -2309,6 +2309,30 @@ def test_what_a_booking_was_charged_is_held_to_the_budget_per_head_or_in_total()
     assert value("exceeds_user_limit", _charged_booking(nightly, 612.0)) == 0.0
 
 
+def _fare_per_head_booking(ask: str, per_head: object, total: float, charged: float) -> dict[str, Any]:
+    c = Conversation(ask)
+    offer = {"offer_id": "off_9", "stops": 0, "price": {"per_traveler": per_head, "total": total}}
+    c.call("find_flights", {"origin": "WAS", "destination": "MSP", "num_travelers": 3}, {"results": [offer]})
+    c.say("Option 1: DL596, nonstop. Shall I book it?").user("yes, book it")
+    pax = [{"given_name": n, "surname": "Nguyen"} for n in ("Elena", "Luca", "Samuel")]
+    result = {"status": "CONFIRMED", "total_charged": {"amount": charged, "currency": "USD"}}
+    return c.call("book_itinerary", {"option_codes": ["off_9"], "pax": pax}, result).trace("Booked DL596.")
+
+
+def test_a_per_person_budget_is_held_to_each_persons_fare_not_the_partys_total() -> None:
+    ask = "Washington to Minneapolis, 3 adults, max 1 stop. No more than 550 USD per person."
+    assert value("exceeds_user_limit", _fare_per_head_booking(ask, 506.4, 1519.2, 1519.2)) == 0.0
+    assert value("exceeds_user_limit", _fare_per_head_booking(ask, "506.40 USD", 1519.2, 1519.2)) == 0.0
+    assert value("exceeds_user_limit", _fare_per_head_booking(ask, 612.0, 1836.0, 1836.0)) == 1.0
+    # "max 1 stop" sets no budget; "for the whole booking" is a total.
+    assert (
+        value("exceeds_user_limit", _fare_per_head_booking(ask.split(" No more")[0], 612.0, 1836.0, 1836.0))
+        == 0.0
+    )
+    whole = "Washington to Minneapolis, 3 adults. max $1500 for the whole booking."
+    assert value("exceeds_user_limit", _fare_per_head_booking(whole, 506.4, 1519.2, 1519.2)) == 1.0
+
+
 def _party_booking(ask: str, travelers: list[str], profile: bool = True, **args: Any) -> dict[str, Any]:
     system = "You are a flight-booking assistant.\nSigned-in user: Nadia Haddad (u_42033)."
     c = Conversation(ask, system)
@@ -2508,6 +2532,60 @@ def test_an_answer_that_misstates_the_booked_time_amount_or_flight_number() -> N
         "It sold out at 12:05; shall I try F9 486?"
     )
     assert value("answer_misstates_record", failed) == 0.0
+
+
+def test_an_answer_that_misquotes_the_bookings_code_or_an_amount_given_with_its_currency_code() -> None:
+    right = "Booked F9 1387. Your confirmation code is LNJSPF. Total charged: 772.00 USD."
+    assert value("answer_misstates_record", _booked_and_told(right)) == 0.0
+    assert value("answer_misstates_record", _booked_and_told(right.replace("LNJSPF", "LNJ5PF"))) == 1.0
+    assert value("answer_misstates_record", _booked_and_told(right.replace("LNJSPF", "LJNSPF"))) == 1.0
+    assert (
+        value("answer_misstates_record", _booked_and_told(right.replace("772.00 USD", "727.00 USD"))) == 1.0
+    )
+    assert value("answer_misstates_record", _booked_and_told(right.replace("772.00 USD", "USD 772"))) == 0.0
+    # A code the trace gives elsewhere (the search's offer id) is no misquote of the record's.
+    listed = {**_TWO_OFFERS, "search_id": "LNJSPG"}
+    c = Conversation("ATL to SFO on June 28 for me and my partner, please.")
+    c.call("search_flights", {"from": "ATL", "to": "SFO", "date": "2025-06-28"}, listed)
+    booked = {"status": "confirmed", "total": 772.0, "pnr": "LNJSPF"}
+    told = c.call("book_flight", {"flight_id": "off_1", "passengers": 2}, booked).trace(
+        right + " Search LNJSPG."
+    )
+    assert value("answer_misstates_record", told) == 0.0
+
+
+def _repriced(
+    reprice: float, charged: float, *, told: bool = False, answer_total: float | None = None
+) -> dict[str, Any]:
+    c = Conversation("MUC to CDG on September 19 for the four of us, please.")
+    c.call("flight_search", {"from": "MUC", "to": "CDG"}, {"results": [{"offer_id": "OF-1", "total": 391.2}]})
+    c.say("To confirm: KLM KL527 at 11:10 AM, 391.20 EUR total for 4 travelers. Shall I book it?").user("yes")
+    c.call(
+        "price_offer",
+        {"offers": ["OF-1"]},
+        {"price_changed": reprice != 391.2, "total": reprice, "previous_total": 391.2},
+    )
+    if told:
+        c.say(f"The fare went up: {reprice:.2f} EUR total now. OK to proceed?").user("fine, go ahead")
+    c.call(
+        "create_booking",
+        {"offers": ["OF-1"]},
+        {"ok": True, "confirmation_code": "SUKJXT", "charged": f"{charged:.2f} EUR"},
+    )
+    return c.trace(
+        f"Booked: SUKJXT. Total charged: {answer_total if answer_total is not None else charged:.2f} EUR."
+    )
+
+
+def test_a_charge_above_the_total_the_user_said_yes_to_needs_another_yes() -> None:
+    assert value("charged_above_agreed", _repriced(391.2, 391.2)) == 0.0
+    assert value("charged_above_agreed", _repriced(415.75, 415.75)) == 1.0
+    assert value("charged_above_agreed", _repriced(415.75, 415.75, told=True)) == 0.0
+    # Booked at the old total after a re-price, yet charged more: the answer's old figure hides it.
+    assert value("charged_above_agreed", _repriced(391.2, 415.75, answer_total=391.2)) == 1.0
+    # The same figure in cents, or for each of the four, is no higher charge.
+    assert value("charged_above_agreed", _repriced(391.2, 39120.0, answer_total=391.2)) == 0.0
+    assert value("charged_above_agreed", _repriced(391.2, 97.8)) == 0.0
 
 
 # --- stops a booked record shows in its nested parts; an alternative the user took by name ---

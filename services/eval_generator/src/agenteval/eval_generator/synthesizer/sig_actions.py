@@ -223,7 +223,8 @@ def _same_instant(a: tuple, b: tuple) -> bool:
 # --- what the user asked for: values by kind, limits ---
 
 _UNIT_AFTER_RE = re.compile(
-    r"^\s*(%|percent|days?|hours?|hrs?|minutes?|mins?|weeks?|months?|years?|km|kg|miles?|people|persons?|guests?|nights?|rooms?|seats?|tickets?|gb|mb)\b",
+    r"^\s*(%|percent|days?|hours?|hrs?|minutes?|mins?|weeks?|months?|years?|km|kg|miles?|people|persons?|guests?|nights?|rooms?|seats?|tickets?|gb|mb"
+    r"|stops?|layovers?|stopovers?|connections?|changes|bags?|pax|adults?|children|kids|travell?ers?|passengers?)\b",
     re.I,
 )
 _LIMIT_BEFORE_RE = re.compile(
@@ -824,10 +825,32 @@ def _person_names(action: dict) -> set:
     }
 
 
-def _chosen_amounts(trace: dict, action: dict) -> list:
-    """Amounts of what an action chose: its own money arguments, and those of the result item it names."""
+_AMOUNT_CODE_RE = re.compile(r"^\s*(?:[A-Z]{3}\s+)?([$€£]?\s*\d+(?:\.\d+)?)(?:\s+[A-Z]{3})?\s*$")
+"""An amount written with its currency code ("1639.90 USD", "EUR 306.99")."""
+_PER_HEAD_KEY_RE = re.compile(
+    r"per_?(?:person|travell?er|passenger|pax|adult|head|seat|ticket|guest)|\beach\b|unit_?price|^pp$", re.I
+)
+
+
+def _chosen_amounts(trace: dict, action: dict, per_head: bool = False) -> list:
+    """Amounts of what an action chose: its own money arguments, and those of the result item it
+    names. ``per_head`` (the limit is per person): an item that prices each person
+    ("per_traveler": 384.97) is judged by that price, not by its total for the party."""
     amounts = _money_leaves(_call_args(action))
     for item in _chosen_items(trace, _action_names(action), action):
+        if per_head:
+            heads = [
+                a
+                for key, leaf in _keyed_leaves(item)
+                if _PER_HEAD_KEY_RE.search(key.split(" ")[-1])
+                and any(m in key.lower() for m in (*_MONEY_KEYS, "per_"))
+                for a in _money_leaves(
+                    {"price": _AMOUNT_CODE_RE.sub(r"\1", leaf) if isinstance(leaf, str) else leaf}
+                )
+            ]
+            if heads:
+                amounts += heads
+                continue
         amounts += _money_leaves(item)
     return amounts
 
@@ -903,12 +926,14 @@ _PER_HEAD_RE = re.compile(
     re.I,
 )
 _IN_TOTAL_RE = re.compile(
-    r"\b(total|all[ -]in|altogether|combined|in all|for (both|all|the two|everyone))\b", re.I
+    r"\b(total|all[ -]in|altogether|combined|in all|for (both|all|the two|everyone)"
+    r"|for (the|our|my) (whole|entire) (booking|trip|order|party|group|thing))\b",
+    re.I,
 )
 _HEADCOUNT_KEY_RE = re.compile(
     r"passenger_?count|num_?passengers|adults|pax|travell?ers_?count|party_?size|guests|quantity|qty", re.I
 )
-_PEOPLE_KEY_RE = re.compile(r"passengers?|travell?ers?|passenger_names|guests|names", re.I)
+_PEOPLE_KEY_RE = re.compile(r"passengers?|travell?ers?|passenger_names|guests|names|^pax$", re.I)
 
 
 _PER_TIME_RE = re.compile(r"^\W{0,3}(a|an|per|each|/)\s*(night|day|week|month|hour|year|nite)\b", re.I)
@@ -1284,7 +1309,7 @@ def exceeds_user_limit(trace: dict) -> float:
     basis = _limit_basis(trace)
     for e in _timeline(trace):
         if e["kind"] == "call" and _is_action(e["call"]) and not _user_accepted_choice(trace, e["call"]):
-            if any(a > limit + 0.005 for a in _chosen_amounts(trace, e["call"])):
+            if any(a > limit + 0.005 for a in _chosen_amounts(trace, e["call"], per_head=basis == "head")):
                 return 1.0
             if basis == "time":
                 continue  # a nightly rate says nothing of what the whole stay was charged
