@@ -2588,6 +2588,38 @@ def test_a_charge_above_the_total_the_user_said_yes_to_needs_another_yes() -> No
     assert value("charged_above_agreed", _repriced(391.2, 97.8)) == 0.0
 
 
+_MANUALS = [
+    {
+        "source": "MAN-T2",
+        "title": "T2 manual",
+        "chunk": "Without a C-wire, the backup battery in the T2 lasts approximately 3 months on a full charge.",
+    },
+    {
+        "source": "MAN-T3",
+        "title": "T3 manual",
+        "chunk": "Without a C-wire, the backup battery in the T3 lasts approximately 6 months on a full charge.",
+    },
+]
+
+
+def _cited(answer: str, results: Any = None) -> dict[str, Any]:
+    c = Conversation("How long does the T2's backup battery last without a C-wire?")
+    return c.call("retrieve_passages", {"query": "T2 battery"}, results or _MANUALS).trace(answer)
+
+
+def test_a_figure_cited_to_a_document_that_does_not_give_it_while_another_does() -> None:
+    assert value("cites_other_document", _cited("About three months on a full charge (MAN-T2).")) == 0.0
+    assert value("cites_other_document", _cited("About three months on a full charge (MAN-T3).")) == 1.0
+    # A citation after the stop belongs to its sentence; footnotes are followed to their ids.
+    after = "It lasts 3 months. [MAN-T2] The T3 lasts 6 months. [MAN-T3]"
+    assert value("cites_other_document", _cited(after)) == 0.0
+    noted = "It lasts 3 months [1].\n\nSources:\n[1] MAN-T3 - T3 manual"
+    assert value("cites_other_document", _cited(noted)) == 1.0
+    # Records are no documents: an order cited by its id with another order's amount is not read here.
+    orders = [{"order_id": "A-100", "total": 3}, {"order_id": "A-200", "total": 6}]
+    assert value("cites_other_document", _cited("Order A-100 came to 6.", orders)) == 0.0
+
+
 # --- stops a booked record shows in its nested parts; an alternative the user took by name ---
 
 _STOPPING = {

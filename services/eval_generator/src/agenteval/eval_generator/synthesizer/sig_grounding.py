@@ -890,3 +890,75 @@ def charged_above_agreed(trace: dict) -> float:
             ):
                 return 1.0
     return 0.0
+
+
+_DOC_ID_KEY_RE = re.compile(r"(^|_)(id|source|doc|ref|url|key)s?$|doc_?id|source_?id", re.I)
+_AFTER_STOP_CITATION_RE = re.compile(r"([.!?])[ \t]*((?:\[[^\]\n]{1,80}\][ \t]*)+)")
+_FOOTNOTE_RE = re.compile(r"^\s*\[(\d{1,2})\]\s*(.+)$", re.M)
+_SECTION_REF_RE = re.compile(r"§\s*\d+(\.\d+)*|\b(section|sec|p|page|para)\.?\s*\d+", re.I)
+
+
+def _figures(text: str) -> list:
+    """The numbers a text gives, digits or words ("three months"), as readings."""
+    out = list(_numbers(text, False))
+    low = text.lower()
+    out += [[(float(v), 0.0)] for w, v in _NUMBER_WORDS.items() if re.search(r"\b" + w + r"\b", low)]
+    return out
+
+
+def _retrieved_documents(trace: dict) -> list:
+    """(ids, text) of each document or passage the reads returned: an item with an id-like
+    value under an id/source/doc key and a passage of ten words or more (a record is no document)."""
+    docs = []
+    for call in _tool_calls(trace):
+        if _is_action(call) or _call_failed(call):
+            continue
+        for item in _result_items(call.get("result"))[:200]:
+            if any(isinstance(v, list) and any(isinstance(x, dict) for x in v) for v in item.values()):
+                continue  # a list of documents, not one
+            leaves = _keyed_leaves(item)
+            ids = {
+                leaf
+                for key, leaf in leaves
+                if isinstance(leaf, str)
+                and _DOC_ID_KEY_RE.search(key.split(" ")[-1])
+                and 3 <= len(leaf) <= 80
+                and re.search(r"\d", leaf)
+            }
+            if ids and any(isinstance(v, str) and len(v.split()) >= 10 for _, v in leaves):
+                docs.append((ids, _leaf_text(item)))
+    return docs
+
+
+def cites_other_document(trace: dict) -> float:
+    """Sentences of the answer whose figure the document they cite does not give, while another
+    retrieved document does ("three months (MAN-T3)" when MAN-T2 says 3 months, MAN-T3 6)."""
+    docs = _retrieved_documents(trace)
+    if len(docs) < 2:
+        return 0.0
+    all_ids = set().union(*(ids for ids, _ in docs))
+    # "... beyond the free allowance. [chunk_55] By default ...": a citation after the stop is its sentence's.
+    answer = _AFTER_STOP_CITATION_RE.sub(r" \2\1 ", _answer(trace))
+    notes = {m.group(1): [i for i in all_ids if i in m.group(2)] for m in _FOOTNOTE_RE.finditer(answer)}
+    wrong = 0
+    for sentence in re.split(r"(?<=[.!?])\s+|\n+", answer)[:80]:
+        if re.match(r"^\s*\[\d{1,2}\]", sentence):
+            continue  # a footnote's line ("[1] HR-POL-031 - Annual Leave Policy")
+        cited = [i for i in all_ids if re.search(r"(?<![\w-])" + re.escape(i) + r"(?![\w-])", sentence)]
+        for n in re.findall(r"\[(\d{1,2})\]", sentence):
+            cited += notes.get(n, [])
+        if not cited:
+            continue
+        claim = re.sub(r"\[\d{1,2}\]", " ", sentence)
+        for i in cited:
+            claim = claim.replace(i, " ")
+        figures = _figures(_SECTION_REF_RE.sub(" ", claim))
+        if not figures:
+            continue
+        known_cited = [v for r in _figures(" ".join(t for ids, t in docs if ids & set(cited))) for v, _ in r]
+        known_other = [
+            v for r in _figures(" ".join(t for ids, t in docs if not ids & set(cited))) for v, _ in r
+        ]
+        if any(not _supported(r, known_cited) and _supported(r, known_other) for r in figures):
+            wrong += 1
+    return float(wrong)

@@ -36,6 +36,7 @@ from agenteval.eval_generator.synthesizer.sig_dialogue import (
 from agenteval.eval_generator.synthesizer.sig_grounding import (
     answer_misstates_record,
     charged_above_agreed,
+    cites_other_document,
     denies_action_taken,
     promises_action_not_taken,
     unknown_but_covered,
@@ -59,6 +60,7 @@ _PATTERNS: tuple[Callable[[dict], float], ...] = (
     promises_action_not_taken,
     answer_misstates_record,
     charged_above_agreed,
+    cites_other_document,
     denies_action_taken,
     unknown_but_covered,
     # actions past a limit, on another record, against the request

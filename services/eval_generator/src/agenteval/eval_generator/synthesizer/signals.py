@@ -91,6 +91,7 @@ SIGNALS: tuple[Signal, ...] = tuple(
         sig_grounding.misplaced_numbers,
         sig_grounding.answer_misstates_record,
         sig_grounding.charged_above_agreed,
+        sig_grounding.cites_other_document,
         sig_grounding.unsupported_terms,
         sig_grounding.unsupported_names,
         sig_grounding.answer_says_unknown,
