@@ -825,11 +825,21 @@ def _person_names(action: dict) -> set:
     }
 
 
-_AMOUNT_CODE_RE = re.compile(r"^\s*(?:[A-Z]{3}\s+)?([$€£]?\s*\d+(?:\.\d+)?)(?:\s+[A-Z]{3})?\s*$")
-"""An amount written with its currency code ("1639.90 USD", "EUR 306.99")."""
+_CURRENCY_CODES = "USD|EUR|GBP|CAD|AUD|NZD|CHF|JPY|SEK|NOK|DKK|INR|MXN|BRL|SGD|HKD|PLN|ZAR"
+_CODED_AMOUNT_RE = re.compile(
+    rf"\b(?:{_CURRENCY_CODES})\s?(\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|\d+(?:\.\d+)?)"
+    rf"|(?<![\d.,])(\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|\d+(?:\.\d+)?)\s?(?:{_CURRENCY_CODES})\b"
+)
+"""An amount written with its currency's code ("294.16 EUR", "USD 8,116.80")."""
 _PER_HEAD_KEY_RE = re.compile(
     r"per_?(?:person|travell?er|passenger|pax|adult|head|seat|ticket|guest)|\beach\b|unit_?price|^pp$", re.I
 )
+
+
+def _uncoded(leaf: object) -> object:
+    """An amount written with its currency code ("1639.90 USD") as its number's text; else as given."""
+    m = _CODED_AMOUNT_RE.fullmatch(leaf.strip()) if isinstance(leaf, str) else None
+    return (m.group(1) or m.group(2)).replace(",", "") if m else leaf
 
 
 def _chosen_amounts(trace: dict, action: dict, per_head: bool = False) -> list:
@@ -844,9 +854,7 @@ def _chosen_amounts(trace: dict, action: dict, per_head: bool = False) -> list:
                 for key, leaf in _keyed_leaves(item)
                 if _PER_HEAD_KEY_RE.search(key.split(" ")[-1])
                 and any(m in key.lower() for m in (*_MONEY_KEYS, "per_"))
-                for a in _money_leaves(
-                    {"price": _AMOUNT_CODE_RE.sub(r"\1", leaf) if isinstance(leaf, str) else leaf}
-                )
+                for a in _money_leaves({"price": _uncoded(leaf)})
             ]
             if heads:
                 amounts += heads

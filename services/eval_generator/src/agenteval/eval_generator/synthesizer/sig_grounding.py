@@ -43,6 +43,7 @@ from agenteval.eval_generator.synthesizer._values import (
 )
 from agenteval.eval_generator.synthesizer.sig_actions import (
     _BOOKKEEPING_CALL_RE,
+    _CODED_AMOUNT_RE,
     _clock_times,
     _money_leaves,
     _result_items,
@@ -728,12 +729,6 @@ def _unlisted_text(trace: dict) -> str:
     return "\n".join(parts)
 
 
-_CURRENCY_CODES = "USD|EUR|GBP|CAD|AUD|NZD|CHF|JPY|SEK|NOK|DKK|INR|MXN|BRL|SGD|HKD|PLN|ZAR"
-_CODED_AMOUNT_RE = re.compile(
-    rf"\b(?:{_CURRENCY_CODES})\s?(\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|\d+(?:\.\d+)?)"
-    rf"|(?<![\d.,])(\d{{1,3}}(?:,\d{{3}})+(?:\.\d+)?|\d+(?:\.\d+)?)\s?(?:{_CURRENCY_CODES})\b"
-)
-"""An amount written with its currency's code ("294.16 EUR", "USD 8,116.80")."""
 _REF_CODE_RE = re.compile(r"(?<![\w-])(?=[A-Z0-9]*[A-Z])[A-Z0-9]{5,12}(?![\w-])")
 """A reference code as records give them: a booking's locator (RUBNMR), a claim's id (RMA7Q2K9)."""
 
@@ -778,14 +773,10 @@ def answer_misstates_record(trace: dict) -> float:
         }
     )
     parts = sorted(set(record_amounts))[:40]
-    said_amounts = [m.group(1) for m in list(_AMOUNT_RE.finditer(answer))[:30]]
-    said_amounts += [m.group(1) or m.group(2) for m in list(_CODED_AMOUNT_RE.finditer(answer))[:30]]
-    for written in said_amounts:
-        try:
-            amount = float(written.replace(",", ""))
-        except ValueError:
-            continue
+    for amount in _said_amounts(answer):
         if amount < 10 or round(amount, 2) in figures or _amount_derivable(amount, bases[:200], parts):
+            continue
+        if round(amount * 100) in figures:  # the record counts in cents ("amount": 2900 for 29.00 GBP)
             continue
         if any(abs(amount - r) <= 0.25 * r for r in record_amounts):
             wrong += 1
