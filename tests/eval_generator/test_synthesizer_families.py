@@ -216,6 +216,8 @@ DEV_V14 = ROOT / "tests" / "fixtures" / "dev_families_v14"
 DEV_V15 = ROOT / "tests" / "fixtures" / "dev_families_v15"
 DEV_V16 = ROOT / "tests" / "fixtures" / "dev_families_v16"
 DEV_V17 = ROOT / "tests" / "fixtures" / "dev_families_v17"
+DEV_V18 = ROOT / "tests" / "fixtures" / "dev_families_v18"
+DEV_V20 = ROOT / "tests" / "fixtures" / "dev_families_v20"
 
 
 @pytest.mark.parametrize(
@@ -234,6 +236,8 @@ DEV_V17 = ROOT / "tests" / "fixtures" / "dev_families_v17"
         (DEV_V15, "make_v15.py", 6),
         (DEV_V16, "make_v16.py", 6),
         (DEV_V17, "make_v16.py", 6),
+        (DEV_V18, "make_v18.py", 6),
+        (DEV_V20, "make_v20.py", 6),
     ],
 )
 def test_blind_written_families_are_frozen(folder: Path, script: str, files: int, tmp_path: Path) -> None:
