@@ -217,6 +217,7 @@ DEV_V15 = ROOT / "tests" / "fixtures" / "dev_families_v15"
 DEV_V16 = ROOT / "tests" / "fixtures" / "dev_families_v16"
 DEV_V17 = ROOT / "tests" / "fixtures" / "dev_families_v17"
 DEV_V18 = ROOT / "tests" / "fixtures" / "dev_families_v18"
+DEV_V19 = ROOT / "tests" / "fixtures" / "dev_families_v19"
 DEV_V20 = ROOT / "tests" / "fixtures" / "dev_families_v20"
 DEV_V21 = ROOT / "tests" / "fixtures" / "dev_families_v21"
 
@@ -238,6 +239,7 @@ DEV_V21 = ROOT / "tests" / "fixtures" / "dev_families_v21"
         (DEV_V16, "make_v16.py", 6),
         (DEV_V17, "make_v16.py", 6),
         (DEV_V18, "make_v18.py", 6),
+        (DEV_V19, "make_v19.py", 6),
         (DEV_V20, "make_v20.py", 6),
         (DEV_V21, "make_v21.py", 6),
     ],
