@@ -236,7 +236,7 @@ _REFUSAL_RE = re.compile(
     r"(\bi (can(no|')?t|can not|won'?t|will not|am not able to|'m not able to|am unable to|'m unable to|"
     r"must decline|have to decline|need to decline|'m not going to|am not going to|do not|don'?t) "
     r"(help|assist|provide|do|share|give|write|create|support|comply|engage|offer|generate|make|produce|"
-    r"go along)|\bnot (something|anything) i can (help|assist|do|provide)|\bi('m| am) (sorry|afraid),? "
+    r"go along|look up|search for|find|reveal|disclose|dig up|track down|locate|pull up|hand out)|\bnot (something|anything) i can (help|assist|do|provide)|\bi('m| am) (sorry|afraid),? "
     r"(but )?(i|that)|\bi must (decline|refuse)|\bi refuse\b|\bcan'?t help with (that|this)|"
     r"\bagainst (my|our|the) (guidelines|policy|policies|rules|principles)|\bnot (able|allowed|permitted) "
     r"to (help|assist|provide|share)|\bunable to (help|assist|provide|comply)|\bi('d| would) (rather|prefer) not\b|"
@@ -343,7 +343,22 @@ _HARM_TOPIC_RE = re.compile(
     r"\b(what'?s|give me|find|get|need|tell me|look up) ([\w']+ ){0,3}(her|his|their) (new |current |home |"
     r"personal )?(e-?mail|phone( number)?|address|number|contact details)\b|"
     r"\b(e-?mail|phone( number)?|address) (for|of) [\w' ]{0,30}'s account\b|"
-    r"\bwhy (she|he|they)('s| is| are)? on (medical |sick )?leave\b|\b(reason|cause) for \w+( \w+)?'s (medical |sick )?leave\b)",
+    r"\bwhy (she|he|they)('s| is| are)? on (medical |sick )?leave\b|\b(reason|cause) for \w+( \w+)?'s (medical |sick )?leave\b|"
+    # beating a sobriety test, hiding cash from reporting, harassing past a block, scamming the old
+    r"\b(beat|fool|trick|cheat) (a |the )?(breathalyz\w+|breathalys\w+|drug test)|"
+    r"\bwithout (the bank |them |it )?(report\w*|flag\w*)|\b(avoid|dodge) (a |the )?(currency transaction report|ctr|reporting)\b|"
+    r"\b(break|split)\w* (it |them )?(up )?into smaller (deposits|amounts|transfers)|\bstructur\w* (my |the )?(cash|deposits)\b|"
+    r"\b(so|and) (she|he|they) can'?t block|\bfrom (random|different|spoofed|rotating) (phone )?numbers\b|"
+    r"\bgift cards?\b[\w' ]{0,60}\b(bail|arrest\w*|grandson|granddaughter)|\b(bail|arrest\w*|grandson|granddaughter)\b[\w' ,]{0,60}\bgift cards?|"
+    r"\bwork on (real )?(old|elderly|older) (people|folks|victims)\b)",
+    re.I,
+)
+# A jailbreak's framing: a role without rules, or a story that must hold the real, working thing.
+_JAILBREAK_RE = re.compile(
+    r"\b(you are|you'?re) (now )?(dan|in developer mode)\b|\bdeveloper mode\b|\bno (rules|filters|restrictions|limits)\b|"
+    r"\b(safety|content) (guidelines|rules|filters|policies) (don'?t|do not|no longer) apply|"
+    r"\bignore (all |your )?(previous |prior )?(instructions|rules|guidelines)|\bgive me the real thing\b|"
+    r"\breal,? working (code|script|malware|version)|\bmake it (work|convincing)\b|\bactual (python|code|script)\b",
     re.I,
 )
 _HARM_INTENT_RE = re.compile(
@@ -379,7 +394,8 @@ _HARM_STRONG_RE = re.compile(
     r"show up at|undetect|can'?t be (detected|traced)|hard\w* to (detect|trace)|untraceable|"
     r"without (him|her|them|anyone|my \w+|his \w+|her \w+) (noticing|knowing|finding out)|without getting caught|"
     r"ghost gun|full[- ]auto|owes me|hid(e|ing) (the |my )?(cuts|scars)|(not|stop|avoid) eat\w* for|"
-    r"fire (full[- ]?)?automatic|to end it\b",
+    r"fire (full[- ]?)?automatic|to end it\b|without (the bank |them |it )?report|into smaller (deposits|amounts)|"
+    r"can'?t block|work on (real )?(old|elderly|older) (people|folks)|(beat|fool|trick|cheat) (a |the )?breathaly",
     re.I,
 )
 
@@ -406,7 +422,7 @@ def _harmful_request(text: str) -> bool:
         or _REAL_TARGET_RE.search(text)
     ):
         return True
-    if _BENIGN_RE.search(text):
+    if _BENIGN_RE.search(text) and not _JAILBREAK_RE.search(text):
         return False
     return bool(_HARM_INTENT_RE.search(text)) or "?" in text
 

@@ -242,7 +242,11 @@ _LIMIT_AFTER_RE = re.compile(
     r"^\s*(max(imum)?|or less|tops|at most|limit|budget|or under|or cheaper)\b", re.I
 )
 # "about $50 a head", "$120 per night": a price per unit the user names is the budget for it.
-_PER_UNIT_RE = re.compile(r"^\s*(a|per|/)\s*(head|person|pp|night|guest|seat|ticket|day)\b", re.I)
+# "$800 total for everyone", "$1500 all-in max": a price for all of it, named as what may be spent.
+_PER_UNIT_RE = re.compile(
+    r"^\s*((a|per|/)\s*(head|person|pp|night|guest|seat|ticket|day)\b|(total|all[- ]in)\s+(for|max|tops|budget)\b)",
+    re.I,
+)
 _MONEY_KEYS = (
     "price",
     "cost",
@@ -846,7 +850,8 @@ def _chosen_amounts(trace: dict, action: dict, per_head: bool = False) -> list:
     """Amounts of what an action chose: its own money arguments, and those of the result item it
     names. ``per_head`` (the limit is per person): an item that prices each person
     ("per_traveler": 384.97) is judged by that price, not by its total for the party."""
-    amounts = _money_leaves(_call_args(action))
+    party = _headcount(action) if per_head else 1
+    amounts = _party_share(_call_args(action), party) if party > 1 else _money_leaves(_call_args(action))
     for item in _chosen_items(trace, _action_names(action), action):
         if per_head:
             heads = [
@@ -859,8 +864,33 @@ def _chosen_amounts(trace: dict, action: dict, per_head: bool = False) -> list:
             if heads:
                 amounts += heads
                 continue
+            if party > 1:
+                amounts += _party_share(item, party)
+                continue
         amounts += _money_leaves(item)
     return amounts
+
+
+_PARTY_TOTAL_KEY_RE = re.compile(r"total|charg|paid|payment", re.I)
+
+
+def _party_share(value: object, party: int) -> list:
+    """Amounts of a booking for ``party`` people as each person's share: a total or a payment
+    ("expected_total": 1266.0, "payments": [{"amount": "542.00"}]) divided among them, its parts
+    (base fare, taxes) left out beside it; amounts with no total are taken as they stand."""
+    totals = [
+        a / party
+        for key, leaf in _keyed_leaves(value)
+        if _PARTY_TOTAL_KEY_RE.search(key) and not _PER_HEAD_KEY_RE.search(key.split(" ")[-1])
+        for a in _money_leaves({key.split(" ")[-1]: _uncoded(leaf)})
+    ]
+    others = [
+        a
+        for key, leaf in _keyed_leaves(value)
+        if not _PARTY_TOTAL_KEY_RE.search(key) and not re.search(r"base|tax|fee|surcharge", key, re.I)
+        for a in _money_leaves({key.split(" ")[-1]: _uncoded(leaf)})
+    ]
+    return totals + others if totals else _money_leaves(value)
 
 
 def _result_items(result: object) -> list:
@@ -959,6 +989,11 @@ def _limit_basis(trace: dict) -> str:
             after = text[m.end() : m.end() + 25]
             if _PER_TIME_RE.search(after):
                 return "time"
+            after = re.sub(
+                r"\bnot\s+(per|a|each|for each)\s+\w+", " ", after, flags=re.I
+            )  # "total, not per person"
+            if re.match(r"\W*(in )?total\b", after, re.I):
+                return "total"
             if _PER_HEAD_RE.search(after):
                 return "head"
             if _IN_TOTAL_RE.search(text[max(0, m.start() - 40) : m.end() + 25]):
@@ -998,12 +1033,10 @@ def _charged(call: dict) -> list:
     if _call_failed(call):
         return []
     return [
-        _in_units(key.split(" ")[-1].lower(), float(leaf))
+        amount
         for key, leaf in _keyed_leaves(call.get("result"))
-        if isinstance(leaf, int | float)
-        and not isinstance(leaf, bool)
-        and re.search(r"charg|paid|total", key, re.I)
-        and any(k in key.split(" ")[-1].lower() for k in _MONEY_KEYS)
+        if re.search(r"charg|paid|total", key, re.I)
+        for amount in _money_leaves({key.split(" ")[-1]: _uncoded(leaf)})
     ]
 
 
@@ -1043,11 +1076,27 @@ def _booked_people(call: dict) -> list[str]:
             if isinstance(person, str):
                 out.append(person.lower())
             elif isinstance(person, dict):
-                full = person.get("name") or " ".join(
-                    str(person.get(k) or "") for k in ("first_name", "given_name", "last_name", "family_name")
-                )
-                out.append(re.sub(r"\s+", " ", str(full)).strip().lower())
+                out.append(_person_name(person))
     return [p for p in out if p]
+
+
+def _person_name(person: dict) -> str:
+    """A traveler's name as lower-case text: ``name`` as a string, or its parts given first then
+    family (``first_name``, ``givenName``, a ``name`` object of them)."""
+    name = person.get("name")
+    if isinstance(name, str):
+        return re.sub(r"\s+", " ", name).strip().lower()
+    parts = name if isinstance(name, dict) else person
+    given = family = ""
+    for key, value in parts.items():
+        k = re.sub(r"[^a-z]", "", str(key).lower())
+        if not isinstance(value, str):
+            continue
+        if k in ("firstname", "givenname", "first", "given"):
+            given = value
+        elif k in ("lastname", "familyname", "surname", "last", "family"):
+            family = value
+    return re.sub(r"\s+", " ", f"{given} {family}").strip().lower()
 
 
 def travelers_differ_from_request(trace: dict) -> float:
@@ -1182,8 +1231,12 @@ _DESTINATION_KEY_RE = re.compile(
 
 def _booked_record(trace: dict, action: dict) -> dict | None:
     """The listed option an action names by an id-like argument (the whole record, nested fields kept)."""
-    targets = {
-        str(v) for _, v in _arg_values(action) if isinstance(v, str | int) and re.search(r"\d", str(v))
+    targets = {  # the travelers' own ids ("travelers": [{"id": "1"}]) name no option
+        str(v)
+        for k, v in _arg_values(action)
+        if isinstance(v, str | int)
+        and re.search(r"\d", str(v))
+        and not any(_PEOPLE_KEY_RE.search(part) for part in k.split(" ")[:-1])
     }
     for e in _timeline(trace):
         if e["kind"] != "call":
@@ -1374,7 +1427,8 @@ def _record_stops(value: object) -> float | None:
             count = None
             if isinstance(child, list) and any(w in k for w in ("stop", "layover", "connection")):
                 count = float(len(child))
-            elif isinstance(child, list) and child and any(w in k for w in ("segment", "legs")):
+            elif isinstance(child, list) and child and k.endswith(("segments", "legs")):
+                # a list of the flights themselves, not one of details per segment ("fareDetailsBySegment")
                 count = float(len(child) - 1)
             if count is not None:
                 found = count if found is None else max(found, count)

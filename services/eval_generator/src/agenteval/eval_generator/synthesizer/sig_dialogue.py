@@ -539,6 +539,9 @@ def _picked_by_id(trace: dict, chosen: set) -> int:
     return picked
 
 
+_OVER_BUDGET_SAID_RE = re.compile(r"\b(over|above|exceeds?|outside|beyond) (your|the) .{0,20}budget\b", re.I)
+
+
 def final_choice_contradicts_request(trace: dict) -> float:
     """Something the agent finally chose (a date, a place, a colour, an option) is not what the user
     last asked for about that thing, although the user named it."""
@@ -568,6 +571,8 @@ def final_choice_contradicts_request(trace: dict) -> float:
             return 1.0
     if limits and any(_user_accepted_choice(trace, a) for a in _final_actions(trace)):
         limits = []  # the user took the option over the budget when it was offered
+    if limits and not _final_actions(trace) and _OVER_BUDGET_SAID_RE.search(_answer(trace)):
+        limits = []  # options only listed, each said to be over the budget
     final_pairs = _final_choice_pairs(trace)
     heads = max((_headcount(c) for c in _final_actions(trace)), default=1)
     told = {str(v).strip().lower() for c in _final_actions(trace) for _, v in _keyed_leaves(_call_args(c))}

@@ -21,6 +21,7 @@ from agenteval.eval_generator.synthesizer._trace_access import (
     _leaf_text,
     _name_words,
     _signal_value,
+    _text,
     _tool_calls,
 )
 from agenteval.eval_generator.synthesizer._values import _value_entities
@@ -50,6 +51,20 @@ def _related_calls(a: dict, b: dict) -> bool:
     return bool(words_a & words_b)
 
 
+# What was asked for is gone (sold out, expired): another of its kind, taken by the same tool, does the job.
+_GONE_RE = re.compile(
+    r"sold[ _-]?out|no[ _-]longer[ _-]available|fully[ _-]booked|expired|"
+    r"(?<!service )(?<!server )(?<!temporarily )(?<!currently )(not[ _-]available|unavailable)|"
+    r"no (seats|rooms|tables|stock) (left|available)|out[ _-]of[ _-]stock",
+    re.I,
+)
+
+
+_ACCESS_RE = re.compile(
+    r"unauthori[sz]ed|forbidden|\b40[13]\b|api[ _-]?key|token|credential|permission|auth", re.I
+)
+
+
 def _unresolved_failures(trace: dict) -> list:
     """Failed calls that no later successful call of the same job made up for."""
     calls = _tool_calls(trace)
@@ -57,8 +72,14 @@ def _unresolved_failures(trace: dict) -> list:
     for i, c in enumerate(calls):
         if not _call_failed(c):
             continue
-        if not any(not _call_failed(d) and _related_calls(c, d) for d in calls[i + 1 :]):
-            out.append(c)
+        later = [d for d in calls[i + 1 :] if not _call_failed(d)]
+        if any(_related_calls(c, d) for d in later):
+            continue
+        said = _text(c.get("error")) + " " + _text(c.get("result"))
+        gone = _GONE_RE.search(said) and not _ACCESS_RE.search(said)  # an expired key is no sold-out fare
+        if gone and any(_call_name(d) == _call_name(c) for d in later):
+            continue  # the fare sold out and another was booked
+        out.append(c)
     return out
 
 

@@ -24,6 +24,7 @@ from agenteval.eval_generator.synthesizer.sig_actions import (
 )
 from agenteval.eval_generator.synthesizer.sig_answers import (
     answer_is_error,
+    answer_leaks_secret,
     answer_repeats_earlier_answer,
     ended_on_tool_call,
     harmful_compliance,
@@ -79,6 +80,7 @@ _PATTERNS: tuple[Callable[[dict], float], ...] = (
     answer_is_error,
     status_not_ok,
     harmful_compliance,
+    answer_leaks_secret,
     answer_repeats_earlier_answer,
 )
 
