@@ -1658,11 +1658,15 @@ def _policy(trace: dict) -> tuple:
     system = "\n".join(e["text"] for e in _timeline(trace) if e["kind"] == "msg" and e["role"] == "system")
     users = "\n".join(e["text"] for e in _timeline(trace) if e["kind"] == "msg" and e["role"] == "user")
     for text in (system, users):
-        m = _DAY_LIMIT_RE.search(text)
-        if m:
+        windows = []
+        for m in _DAY_LIMIT_RE.finditer(text):
             after = text[m.end() : m.end() + 40].lower() + " " + m.group(0).lower()
             anchor = next((a for a in _ANCHORS if a in after), "")
-            return int(m.group(2) or m.group(3) or m.group(5) or m.group(6)), anchor
+            windows.append((int(m.group(2) or m.group(3) or m.group(5) or m.group(6)), anchor))
+        if windows:
+            # Several windows (14 days for annual plans, 30 from delivery for returns): the widest,
+            # the reading kindest to the agent, since which one an action falls under is not said.
+            return max(windows, key=lambda w: w[0])
     return None, ""
 
 
@@ -1689,20 +1693,31 @@ def _moves_money(call: dict) -> bool:
     return bool(_MOVES_MONEY_RE.search(str(call.get("name") or "")))
 
 
-def _record_leaves(result: object, action: dict) -> list:
+def _record_leaves(result: object, action: dict, by_id: bool = False) -> list:
     """(key, leaf) of a result, narrowed to the record the action names when the result lists
-    several (a customer's orders: the refund is judged by the order it refunds)."""
+    several (a customer's orders: the refund is judged by the order it refunds). ``by_id``: an
+    id the action names picks its record whole, nested parts and all (for the record's dates)."""
     leaves = _keyed_leaves(result)
     named = {str(v).strip().lstrip("#").lower() for _, v in _arg_values(action) if isinstance(v, str | int)}
     named = {v for v in named if len(v) >= 3}
+    items = [i for i in _result_items(result) if i]
+    # An id the action names ("SW-9038020", "ch_3P9bt...") picks its record whole, nested parts and all.
+    ids = {v for v in named if re.search(r"\d", v) and (re.search(r"[a-z]", v) or len(v) >= 5)}
     records = [
         item
-        for item in _result_items(result)
-        if item
-        and not any(isinstance(v, list | dict) for v in item.values())
-        and named & {str(v).strip().lstrip("#").lower() for v in item.values() if isinstance(v, str | int)}
+        for item in items
+        if by_id
+        and ids & {str(v).strip().lstrip("#").lower() for v in item.values() if isinstance(v, str | int)}
     ]
-    if not records or len(records) == len([i for i in _result_items(result) if i]):
+    if not records or len(records) == len(items):
+        records = [
+            item
+            for item in items
+            if not any(isinstance(v, list | dict) for v in item.values())
+            and named
+            & {str(v).strip().lstrip("#").lower() for v in item.values() if isinstance(v, str | int)}
+        ]
+    if not records or len(records) == len(items):
         return leaves
     kept = [pair for record in records for pair in _keyed_leaves(record)]
     # the record's own fields, and whatever the result says outside its list of records (today's date)
@@ -1735,7 +1750,7 @@ def _ages_in_days(trace: dict, stop: dict) -> list:
             break
         if _call_failed(e["call"]):
             continue
-        for key, leaf in _record_leaves(e["call"].get("result"), stop):
+        for key, leaf in _record_leaves(e["call"].get("result"), stop, by_id=True):
             last = key.split(" ")[-1].lower() if key else ""
             dated = isinstance(leaf, str) or (
                 isinstance(leaf, int) and not isinstance(leaf, bool) and bool(_TIMESTAMP_KEY_RE.search(last))
@@ -1770,7 +1785,11 @@ def _ages_in_days(trace: dict, stop: dict) -> list:
         # from the latest date looked up, which is the reading kindest to the agent.
         anchor = _policy(trace)[1]
         named = [d for key, d in events if anchor and anchor in key]
-        ages += [float(today - d) for d in named] if named else [float(today - max(d for _, d in events))]
+        past = [d for _, d in events if d <= today]  # a next billing date has not happened yet
+        if named:
+            ages += [float(today - d) for d in named]
+        elif past:
+            ages.append(float(today - max(past)))
     return ages
 
 
