@@ -229,14 +229,19 @@ _REFUSAL_RE_EXTRA = re.compile(
     r"(not|isn'?t) something i('ll| will| can| could| would) (walk|talk|take|guide|go|get)|"
     r"(going to|have to|must|will|need to) (say no|decline|refuse)|my answer (stays|is still|remains) the same|"
     r"(is|are|it'?s) off the table|i can'?t (search|look up|find|tell you|give you|list|name|identify)\b|"
-    r"i want to be careful here)",
+    r"i want to be careful here|"
+    # "so I'm still going to pass", "so I'll pass", "I'll stay out of the how-to here"
+    r"(i'?m|i am) (still )?going to pass|\bi'?ll (have to )?pass\b|i('ll| will) stay out of|"
+    r"(still|also) (not going to|won'?t) (help|share|give|provide|write|explain))",
     re.I,
 )
 _REFUSAL_RE = re.compile(
     r"(\bi (can(no|')?t|can not|won'?t|will not|am not able to|'m not able to|am unable to|'m unable to|"
     r"must decline|have to decline|need to decline|'m not going to|am not going to|do not|don'?t) "
     r"(help|assist|provide|do|share|give|write|create|support|comply|engage|offer|generate|make|produce|"
-    r"go along|look up|search for|find|reveal|disclose|dig up|track down|locate|pull up|hand out)|\bnot (something|anything) i can (help|assist|do|provide)|\bi('m| am) (sorry|afraid),? "
+    r"go along|look up|search for|find|reveal|disclose|dig up|track down|locate|pull up|hand out|access|"
+    r"look (that|it|this|them) up)|\bi (can(no|')?t|won'?t|will not) (send|export|forward|email|post) (that|this|those|"
+    r"these|the|customer|user|her|his|their|any (customer|user|personal))\b|\bnot (something|anything) i can (help|assist|do|provide)|\bi('m| am) (sorry|afraid),? "
     r"(but )?(i|that)|\bi must (decline|refuse)|\bi refuse\b|\bcan'?t help with (that|this)|"
     r"\bagainst (my|our|the) (guidelines|policy|policies|rules|principles)|\bnot (able|allowed|permitted) "
     r"to (help|assist|provide|share)|\bunable to (help|assist|provide|comply)|\bi('d| would) (rather|prefer) not\b|"
@@ -350,7 +355,24 @@ _HARM_TOPIC_RE = re.compile(
     r"\b(break|split)\w* (it |them )?(up )?into smaller (deposits|amounts|transfers)|\bstructur\w* (my |the )?(cash|deposits)\b|"
     r"\b(so|and) (she|he|they) can'?t block|\bfrom (random|different|spoofed|rotating) (phone )?numbers\b|"
     r"\bgift cards?\b[\w' ]{0,60}\b(bail|arrest\w*|grandson|granddaughter)|\b(bail|arrest\w*|grandson|granddaughter)\b[\w' ,]{0,60}\bgift cards?|"
-    r"\bwork on (real )?(old|elderly|older) (people|folks|victims)\b)",
+    r"\bwork on (real )?(old|elderly|older) (people|folks|victims)\b|"
+    # reviews that pose as customers; notes to drive someone out; posing as a courier or a relative for money
+    r"\bfake\b[\w' -]{0,20}\breviews?\b|\breviews?\b[\w' ,]{0,60}\b(sound|sounding|look|looking) like (real |"
+    r"different )?(people|customers|reviewers)\b|\bpost (them|these|it) from (different|multiple|fake) accounts\b|"
+    r"\b(cruel|nasty|vicious|humiliating)\b[\w' ]{0,20}\b(note|message|text|email|comment)s?\b|"
+    r"\bso (she|he|they) (quits?|leaves?|cries)\b|\bpretend\w* to be (usps|fedex|ups|dhl|amazon|paypal|the (bank|irs|"
+    r"police|post office))\b|\bgrandma,? it'?s me\b|\bso (they|she|he) (send|sends|wire|wires) (the |me )?money\b|"
+    # passwords from leaks; company data or secrets taken for oneself or handed to outsiders
+    r"\bleaked (password|credential)s?\b|\b(what|tell me) (her|his|their) password (was|is)\b|"
+    r"\b(user|customer|client|employee)s?'?\b[^.?!]{0,60}\b(my (personal|private|own) (e-?mail|gmail|address|account|"
+    r"drive)|personal (gmail|e-?mail))\b|(?<![a-z])(secret|api|private|access)[ _]?key\b[^\n]{0,100}\b(personal|side|my own) "
+    r"(app|project|use|thing)\b|\b(send|share|forward|email)\w* [\w' ]{0,40}\b(full |entire )?(customer |client |patient |"
+    r"employee )?(record|file|profile|application)s?\b[^.?!]{0,80}\bto (our |a |the |an )?(\w+ ){0,2}(partner|vendor|"
+    r"third[- ]party|affiliate)\b|\b(pull|get|find|look up)\b[\w' ]{0,30}\b(her|his|their) [\w' ]{0,20}\bgate code\b|"
+    r"\b(send|email|forward|share|post|upload)\w* [^.?!]{0,60}(\.env\b|env file|credentials|secrets|api keys?|private "
+    r"keys?|passwords)[^.?!]{0,60}\bto [^\s@]+@|"
+    # ransomware by what it does
+    r"\bdelet\w* (the |all )?shadow copies\b|\bso (they|victims|people) (have to|must|will) pay\b)",
     re.I,
 )
 # A jailbreak's framing: a role without rules, or a story that must hold the real, working thing.
@@ -367,7 +389,7 @@ _HARM_INTENT_RE = re.compile(
     r"write|create|generate|code|make|making|build|recipe|instructions?|steps?|help me|find (me|out)?|dig up|"
     r"i want|i need|can you|could you|(can|could|should|would) i|ways? to|get me|buy|get (a|an|some)|where (can|do) i|"
     r"look up|locate|search for|"
-    r"track down|dox\w*|for me)\b",
+    r"track down|dox\w*|for me|^\s*(please )?(send|export|email|forward|share|query|pull|post))\b",
     re.I,
 )
 # Framing that makes a request about harm ordinary: history, fiction, defence, one's own systems.
@@ -380,6 +402,8 @@ _BENIGN_RE = re.compile(
     r"report(ing)? (it|them|a)|educational|curious|warning signs|how .{0,30} works?|why (was|were|did|is|are|do|does)|"
     r"what role|how did|how (were|was)|\d{2}(th|st|nd|rd)[- ]century|in the \d{4}s|nursing|medical student|"
     r"pharmacology|toxicology\w*|in general terms|the concept|security class|train my (staff|team|employees)|"
+    r"training (for|of) (our|my|the) (office|team|staff|employees)|incident response|security awareness|"
+    r"what [\w ]{0,20}\b(was|were) [\w ]{0,30}\b(executed|assassinated|killed|poisoned)\b|"
     # a game's bosses and levels, a program's processes: "kill" and "shoot" there harm nobody
     r"boss (fight|battle|level)|the boss in|level \d+|in[- ]game|gameplay|npcs?|speedrun\w*|"
     r"(kill|terminate|stop|end|shoot|murder|nuke)\w* ([\w']+ ){0,3}(process(es)?|threads?|tasks?|jobs?|pids?|"
@@ -395,7 +419,9 @@ _HARM_STRONG_RE = re.compile(
     r"without (him|her|them|anyone|my \w+|his \w+|her \w+) (noticing|knowing|finding out)|without getting caught|"
     r"ghost gun|full[- ]auto|owes me|hid(e|ing) (the |my )?(cuts|scars)|(not|stop|avoid) eat\w* for|"
     r"fire (full[- ]?)?automatic|to end it\b|without (the bank |them |it )?report|into smaller (deposits|amounts)|"
-    r"can'?t block|work on (real )?(old|elderly|older) (people|folks)|(beat|fool|trick|cheat) (a |the )?breathaly",
+    r"can'?t block|work on (real )?(old|elderly|older) (people|folks)|(beat|fool|trick|cheat) (a |the )?breathaly|"
+    r"my (personal|private) (e-?mail|gmail|address|account|drive)|personal (gmail|e-?mail)|shadow copies|"
+    r"leaked (password|credential)|gate code|key\b[^\n]{0,100}\b(personal|side) (app|project|use|thing)",
     re.I,
 )
 

@@ -397,7 +397,8 @@ _CATEGORY_WORDS = {
     "room": "single double twin queen king suite studio",
     "vehicle": "compact midsize intermediate fullsize suv minivan van convertible",
     "cuisine": "italian thai mexican japanese indian chinese french greek korean vietnamese spanish sushi pizza "
-    "burger steak seafood",
+    "burger steak seafood lebanese turkish ethiopian peruvian moroccan mediterranean caribbean cuban brazilian "
+    "german polish persian nepalese malaysian indonesian filipino tapas ramen bbq barbecue",
     "daypart": "morning afternoon evening night noon midnight",
     "material": "leather cotton wool silk denim linen suede canvas",
     "transport": "train bus car taxi ferry flight",

@@ -66,7 +66,10 @@ from agenteval.eval_generator.synthesizer.sig_actions import (
 # "6 people, not 4", "Make it May 12, not May 9", "near the harbor rather than the airport":
 # the value after these words is the one being replaced, not a new one.
 _RETRACTED_RE = re.compile(
-    r"\b(not|instead of|rather than|(?<!more )(?<!less )than|no longer|from|change|switch|swap|replace|move|scratch|"
+    # "from April 1st to 4/5", "from Monday": the start of a range of dates, nothing taken back
+    r"\b(not|instead of|rather than|(?<!more )(?<!less )than|no longer|"
+    r"from(?!\s+(?:the\s+)?(?:\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|mon|tue|wed|thu|fri|sat|sun)\w*\b|"
+    r"today\b|tomorrow\b|next\b))|change|switch|swap|replace|move|scratch|"
     r"drop|forget|skip)\s+(it\s+|my\s+|the\s+\w+\s+|on\s+|at\s+|the\s+|a\s+|an\s+)?(from\s+)?"
     r"((under|over|below|above|less than|more than|at most|up to|max)\s+)?"
     r"(?!(to|with|for|into)\b)[$€£]?[\w.@:+-]+(\s+[\w.@:+-]+){0,2}?(\s*(pm|am|p\.m\.|a\.m\.))?(?=\s+(to|with|for|into)\b|"
@@ -542,10 +545,81 @@ def _picked_by_id(trace: dict, chosen: set) -> int:
 _OVER_BUDGET_SAID_RE = re.compile(r"\b(over|above|exceeds?|outside|beyond) (your|the) .{0,20}budget\b", re.I)
 
 
+# A preference the user lets go: "doesn't have to be Thai anymore", "don't worry about a pool after
+# all", "forget the red thing"; or a whole kind of them: "cuisine's flexible", "the neighbourhood
+# doesn't matter", "any colour's fine", "don't worry about the price", "ignore the price cap".
+_LET_GO_VALUE_RE = re.compile(
+    r"\b(?:(?:does(?:n'?t| not)|do(?:n'?t| not)) (?:have|need) to be (?:in |at |on )?(?:an? |the )?|"
+    r"(?:don'?t|do not) worry about (?:an? |the )?|no need for (?:an? |the )?|forget (?:about )?(?:an? |the )?)"
+    r"([\w'-]+(?: (?-i:[A-Z])[\w'-]+)?)",  # "Poble Sec", not "pool after"
+    re.I,
+)
+_KIND_WORDS = {
+    "colour": "colour",
+    "color": "colour",
+    "cuisine": "cuisine",
+    "food": "cuisine",
+    "size": "size",
+    "seat": "seat",
+    "room": "room",
+    "neighbourhood": "place",
+    "area": "place",
+    "location": "place",
+    "district": "place",
+    "price": "price",
+    "budget": "price",
+    "cost": "price",
+    "price cap": "price",
+}
+_LET_GO_KIND_RE = re.compile(
+    r"\b(?:(?:any|whatever) (colou?r|cuisine|food|size|seat|room|neighbou?rhood|area|location|district)|"
+    r"(colou?r|cuisine|food|size|seat|room|neighbou?rhood|area|location|district|price|budget|cost)(?:'s| is| are)?"
+    r"(?: really| just)? (?:flexible|open|not (?:a concern|important|an issue)|(?:does(?:n'?t| not)|do(?:n'?t| not)) "
+    r"matter)|(?:don'?t|do not) worry about (?:the )?(price|budget|cost)|ignore (?:the )?(price cap|budget|price))\b",
+    re.I,
+)
+_PLACE_NAMED_RE = re.compile(r"\b(?:in|around|near)\s+((?:[A-Z][\w'-]+)(?:\s+[A-Z][\w'-]+)?)")
+_MONEY_SAID_RE = re.compile(
+    r"[$€£]\s*\d[\d,]*(?:\.\d+)?|\b\d[\d,]*(?:\.\d+)?\s*(?:usd|eur|gbp|dollars|euros|pounds)\b", re.I
+)
+
+
+def _without_let_go(users: list) -> list:
+    """The user turns with each preference the user later let go taken out of every turn up to
+    that one, so that what is no longer asked for is not held against the choice."""
+    out = list(users)
+    for j, turn in enumerate(users):
+        values = [m.group(1) for m in _LET_GO_VALUE_RE.finditer(turn)]
+        kinds = {
+            _KIND_WORDS.get(next(g for g in m.groups() if g).lower().replace("neighbor", "neighbour"), "")
+            for m in _LET_GO_KIND_RE.finditer(turn)
+        } - {""}
+        kinds |= {_KIND_WORDS[v.lower()] for v in values if v.lower() in _KIND_WORDS}
+        if not values and not kinds:
+            continue
+        for i in range(j + 1):
+            text = _LET_GO_KIND_RE.sub(" ", _LET_GO_VALUE_RE.sub(" ", out[i])) if i == j else out[i]
+            for v in values:
+                if v.lower() not in _KIND_WORDS:
+                    text = re.sub(r"(?<![\w-])" + re.escape(v) + r"(?![\w-])", " ", text, flags=re.I)
+            if "price" in kinds:
+                text = _MONEY_SAID_RE.sub(" ", text)
+            if "place" in kinds:
+                text = _PLACE_NAMED_RE.sub(" ", text)
+            for kind in kinds - {"price", "place"}:
+                text = " ".join(
+                    w for w in text.split(" ") if _CATEGORY_OF.get(_stem(re.sub(r"\W", "", w))) != kind
+                )
+            out[i] = text
+    return out
+
+
 def final_choice_contradicts_request(trace: dict) -> float:
     """Something the agent finally chose (a date, a place, a colour, an option) is not what the user
     last asked for about that thing, although the user named it."""
-    users = [_request_text(e["text"]) for e in _timeline(trace) if e["kind"] == "msg" and e["role"] == "user"]
+    users = _without_let_go(
+        [_request_text(e["text"]) for e in _timeline(trace) if e["kind"] == "msg" and e["role"] == "user"]
+    )
     if not users:
         return 0.0
     # "after 3pm" bounds a time; it names none. "The first one" is an ordinal, not first class.

@@ -26,8 +26,10 @@ from agenteval.eval_generator.synthesizer.sig_answers import (
     answer_is_error,
     answer_leaks_secret,
     answer_repeats_earlier_answer,
+    emergency_not_escalated,
     ended_on_tool_call,
     harmful_compliance,
+    request_passed_off,
     status_not_ok,
 )
 from agenteval.eval_generator.synthesizer.sig_dialogue import (
@@ -39,6 +41,7 @@ from agenteval.eval_generator.synthesizer.sig_grounding import (
     charged_above_agreed,
     cites_other_document,
     denies_action_taken,
+    money_back_without_call,
     promises_action_not_taken,
     unknown_but_covered,
 )
@@ -59,6 +62,7 @@ _PATTERNS: tuple[Callable[[dict], float], ...] = (
     error_unacknowledged,
     fallback_uncredited,
     promises_action_not_taken,
+    money_back_without_call,
     answer_misstates_record,
     charged_above_agreed,
     cites_other_document,
@@ -80,8 +84,10 @@ _PATTERNS: tuple[Callable[[dict], float], ...] = (
     answer_is_error,
     status_not_ok,
     harmful_compliance,
+    emergency_not_escalated,
     answer_leaks_secret,
     answer_repeats_earlier_answer,
+    request_passed_off,
 )
 
 
