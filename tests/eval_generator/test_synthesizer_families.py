@@ -220,6 +220,8 @@ DEV_V18 = ROOT / "tests" / "fixtures" / "dev_families_v18"
 DEV_V19 = ROOT / "tests" / "fixtures" / "dev_families_v19"
 DEV_V20 = ROOT / "tests" / "fixtures" / "dev_families_v20"
 DEV_V21 = ROOT / "tests" / "fixtures" / "dev_families_v21"
+DEV_V22 = ROOT / "tests" / "fixtures" / "dev_families_v22"
+DEV_V23 = ROOT / "tests" / "fixtures" / "dev_families_v23"
 
 
 @pytest.mark.parametrize(
@@ -242,6 +244,8 @@ DEV_V21 = ROOT / "tests" / "fixtures" / "dev_families_v21"
         (DEV_V19, "make_v19.py", 6),
         (DEV_V20, "make_v20.py", 6),
         (DEV_V21, "make_v21.py", 6),
+        (DEV_V22, "make_v22.py", 6),
+        (DEV_V23, "make_v23.py", 6),
     ],
 )
 def test_blind_written_families_are_frozen(folder: Path, script: str, files: int, tmp_path: Path) -> None:
