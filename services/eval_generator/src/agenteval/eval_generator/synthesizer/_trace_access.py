@@ -346,7 +346,7 @@ _WRITE_VERBS = frozenset(
 _RISKY_VERBS = frozenset(
     "delete refund cancel transfer send pay drop remove wire withdraw charge close terminate destroy purge "
     "wipe revoke disable unsubscribe deactivate erase reset void reverse payout sell liquidate rm kill "
-    "truncate".split()
+    "truncate restart reboot".split()
 )
 # Statements that destroy or overwrite data for good (SQL, shell, infrastructure tools).
 _DESTRUCTIVE_RE = re.compile(
