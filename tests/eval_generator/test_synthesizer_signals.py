@@ -3612,6 +3612,7 @@ def test_an_action_the_instructions_gate_behind_a_check_needs_a_check_that_passe
     for system in (
         "Callers are already verified by the phone system, so no PIN check is needed.",
         "Be kind and verify facts before answering.",
+        "Always verify the line's status with get_lines before posting a credit.",
     ):
         assert value("acted_without_required_check", _credit(system, 12.5)) == 0.0, system
     assert value("known_failure_patterns", _credit(gated, 12.5)) >= 1.0

@@ -1963,6 +1963,13 @@ _CHECK_MEANS_RE = re.compile(
     r"one-time)\b",
     re.I,
 )
+# Whose check: a person's (the customer, the caller, the owner; a PIN, a code), not "verify the facts"
+# or "verify the order status with get_order".
+_CHECK_WHO_RE = re.compile(
+    r"\b(customer|caller|user|owner|account ?holder|member|identity|pin|passcode|security code|digits|zip|postal "
+    r"code|date of birth)\b",
+    re.I,
+)
 _CHECK_TOOL_RE = re.compile(r"verif|authenticat|identity|(^|_)(pin|otp|2fa|mfa|passcode)($|_)", re.I)
 _CHECK_PASS_KEY_RE = re.compile(
     r"(^| )(verified|valid|match(ed|es)?|pass(ed)?|success(ful)?|authenticated|ok)$", re.I
@@ -1979,6 +1986,7 @@ def _check_required(system: str) -> bool:
     for sentence in re.split(r"(?<=[.;!?])\s+|\n+", system):
         if (
             _CHECK_WORD_RE.search(sentence)
+            and _CHECK_WHO_RE.search(sentence)
             and _CHECK_DUTY_RE.search(sentence)
             and _CHECK_MEANS_RE.search(sentence)
             and not _CHECK_WAIVED_RE.search(sentence)
