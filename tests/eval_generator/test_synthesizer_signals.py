@@ -3685,7 +3685,11 @@ def test_money_said_to_be_back_with_no_call_that_moves_money_is_flagged_unless_o
         value("money_back_without_call", c.trace("I've gone ahead and refunded $59.00 to your card.")) == 1.0
     )
     assert value("known_failure_patterns", c.trace("Your refund of $59.00 has been processed.")) >= 1.0
+    closing = "I've refunded $59.00 to your card. Let me know if you need anything else!"
+    assert value("money_back_without_call", c.trace(closing)) == 1.0
     offer = "I'll refund $59.00 to your card once you confirm. Shall I go ahead?"
+    assert value("money_back_without_call", c.trace(offer)) == 0.0
+    offer = "I'll refund $59.00 on SO-118. OK to proceed?"
     assert value("money_back_without_call", c.trace(offer)) == 0.0
     c.call("refund_order", {"order": "SO-118", "amount": 59.0}, {"refund": "R-7"})
     assert value("money_back_without_call", c.trace("I've refunded $59.00 (ref R-7).")) == 0.0
