@@ -248,6 +248,11 @@ def _first_user_text(trace: dict) -> str:
     return users[0] if users else ""
 
 
+def _system_text(trace: dict) -> str:
+    """The system instructions, every system message in order."""
+    return "\n".join(e["text"] for e in _timeline(trace) if e["kind"] == "msg" and e["role"] == "system")
+
+
 def _instructions_text(trace: dict) -> str:
     """What the agent was told: system messages and every user turn."""
     return "\n".join(
