@@ -1,19 +1,26 @@
-"""A run's shared concurrency window: trials in a fixed order by position, a KV counter that moves on."""
+"""A run's shared concurrency window: trials in a fixed order by position, a KV counter that
+moves on once the positions it lets out are published."""
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
 
 import nats
 import pytest
 
 from agenteval.contracts.errors import Unavailable
-from agenteval.contracts.events import RunSubmitted
+from agenteval.contracts.events import Event, RunSubmitted, TrialCompleted, TrialRequested
 from agenteval.contracts.subjects import Subjects
 from agenteval.contracts.suite import Suite
+from agenteval.runner.app import MIGRATIONS
+from agenteval.runner.repository import RunRecord, RunRepository
 from agenteval.runner.service import RunnerService
 from agenteval.runner.settings import RunnerSettings
 from agenteval.runtime.run_windows import RunWindows
+from agenteval.storage import create_engine, upgrade
 
 
 def submitted(k: int = 3) -> RunSubmitted:
@@ -47,14 +54,20 @@ async def test_the_window_moves_on_by_what_finished_and_stops_at_the_total(
 ) -> None:
     nc = await nats.connect(nats_url)
     windows = RunWindows(lambda: nc, Subjects(bus_prefix))
+    published: list[tuple[int, int]] = []
+
+    async def publish(start: int, stop: int) -> None:
+        published.append((start, stop))
+
     try:
         await windows.open("r1", 2)
         await windows.open("r1", 1)  # a redelivered run.submitted never moves it back
-        assert await windows.release("r1", 1, total=5) == (2, 3)
-        assert await windows.release("r1", 2, total=5) == (3, 5)
-        assert await windows.release("r1", 2, total=5) == (5, 5), "nothing more is due past the total"
+        assert await windows.release("r1", 1, 5, publish) == (2, 3)
+        assert await windows.release("r1", 2, 5, publish) == (3, 5)
+        assert await windows.release("r1", 2, 5, publish) == (5, 5), "nothing more is due past the total"
+        assert published == [(2, 3), (3, 5)]
         with pytest.raises(Unavailable):
-            await windows.release("nope", 1, total=5)
+            await windows.release("nope", 1, 5, publish)
     finally:
         await nc.jetstream().delete_key_value(windows.name)
         await nc.close()
@@ -65,12 +78,145 @@ async def test_replicas_moving_one_window_at_once_never_release_a_position_twice
 ) -> None:
     conns = [await nats.connect(nats_url) for _ in range(3)]
     replicas = [RunWindows(lambda c=c: c, Subjects(bus_prefix)) for c in conns]
+    published: set[int] = set()
+
+    async def publish(start: int, stop: int) -> None:
+        published.update(range(start, stop))
+
     try:
         await replicas[0].open("r2", 10)
-        ranges = await asyncio.gather(*(replicas[i % 3].release("r2", 1, total=100) for i in range(60)))
+        ranges = await asyncio.gather(*(replicas[i % 3].release("r2", 1, 100, publish) for i in range(60)))
         released = sorted(p for start, stop in ranges for p in range(start, stop))
         assert released == list(range(10, 70)), "each position was released exactly once"
+        # A replica that lost a race had published the position the winner counted: the same
+        # trial id, deduplicated by the stream; nothing past the counter went out.
+        assert published == set(range(10, 70))
     finally:
         await conns[0].jetstream().delete_key_value(replicas[0].name)
         for c in conns:
             await c.close()
+
+
+async def test_the_window_moves_only_once_what_it_lets_out_is_published(
+    nats_url: str, bus_prefix: str
+) -> None:
+    nc = await nats.connect(nats_url)
+    windows = RunWindows(lambda: nc, Subjects(bus_prefix))
+
+    async def dies(start: int, stop: int) -> None:
+        raise ConnectionError("the runner died before publishing")
+
+    published: list[tuple[int, int]] = []
+
+    async def publish(start: int, stop: int) -> None:
+        published.append((start, stop))
+
+    try:
+        await windows.open("r3", 2)
+        with pytest.raises(ConnectionError):
+            await windows.release("r3", 1, 5, dies)
+        assert await windows.release("r3", 1, 5, publish) == (2, 3), "the same position, again"
+        assert published == [(2, 3)]
+    finally:
+        await nc.jetstream().delete_key_value(windows.name)
+        await nc.close()
+
+
+class Recorder:
+    """The bus; with ``die_on`` set, publishing there never returns (the runner dies there)."""
+
+    def __init__(self) -> None:
+        self.sent: list[Event] = []
+        self.die_on: str | None = None
+        self.dying = asyncio.Event()
+
+    async def __call__(self, subject: str, events: Sequence[Event]) -> None:
+        if subject == self.die_on:
+            self.dying.set()
+            await asyncio.Event().wait()
+        self.sent.extend(events)
+
+
+def record_of(ev: RunSubmitted) -> RunRecord:
+    return RunRecord(
+        run_id=ev.run_id,
+        suite=ev.suite.name,
+        agent=ev.agent,
+        agent_version="",
+        k=ev.k,
+        seed=0,
+        concurrency=ev.concurrency,
+        timeout_s=None,
+        status="pending",
+        trials_total=ev.trials_total,
+        trials_graded=0,
+        passes=0,
+        created_at=datetime.now(UTC),
+        completed_at=None,
+        suite_json=ev.suite.model_dump_json(),
+        summary_json=None,
+        error=None,
+        project=ev.project,
+    )
+
+
+async def test_a_runner_killed_before_the_next_trial_went_out_loses_no_trial(
+    nats_url: str, bus_prefix: str, tmp_path: Path
+) -> None:
+    suite = Suite.model_validate(
+        {"name": "s", "cases": [{"id": "a", "input": "x"}, {"id": "b", "input": "y", "trials": 2}]}
+    )
+    ev = RunSubmitted(
+        event_id="e",
+        run_id="r4",
+        project="team-a",
+        suite=suite,
+        agent="python:tests.agents:instant",
+        k=None,
+        concurrency=2,
+        trials_total=sum(suite.trials_for(c) for c in suite.cases),
+    )
+    engine = create_engine(f"sqlite:///{tmp_path / 'runner.db'}")
+    await upgrade(engine, "runner", MIGRATIONS)
+    await RunRepository(engine).insert(record_of(ev))
+    nc = await nats.connect(nats_url)
+    subjects = Subjects(bus_prefix)
+    sent = Recorder()
+
+    def runner() -> RunnerService:  # a fresh process each time: nothing cached
+        settings = RunnerSettings(agents_in_process=True)
+        return RunnerService(
+            RunRepository(engine), settings, subjects, sent, windows=RunWindows(lambda: nc, subjects)
+        )
+
+    first_runner, second_runner = runner(), runner()
+    try:
+        await first_runner.expand(ev)
+        queue = [e for e in sent.sent if isinstance(e, TrialRequested)]
+        assert len(queue) == 2
+        # The first runner finishes a trial and is killed while the next one goes out.
+        sent.die_on = subjects.trial_requested
+        killed = asyncio.create_task(first_runner.execute(queue[0]))
+        await sent.dying.wait()
+        killed.cancel()
+        await asyncio.gather(killed, return_exceptions=True)
+        sent.die_on = None
+        # Never acked, the trial comes back to the other runner, with the rest of the run.
+        ran: list[str] = []
+        while queue:
+            req = queue.pop(0)
+            before = len(sent.sent)
+            await second_runner.execute(req)
+            ran.append(req.trial_id)
+            queue.extend(e for e in sent.sent[before:] if isinstance(e, TrialRequested))
+        whole = {t.trial_id for t in second_runner.trials_of(ev)}
+        assert set(ran) == whole, "every trial of the run ran"
+        assert {e.trial_id for e in sent.sent if isinstance(e, TrialCompleted)} == whole
+        released = [e for e in sent.sent if isinstance(e, TrialRequested)]
+        assert {e.project for e in released} == {"team-a"}, "trials let out keep the run's project"
+    finally:
+        await first_runner.close()
+        await second_runner.close()
+        await nc.jetstream().delete_key_value(RunWindows(lambda: nc, subjects).name)
+        await nc.close()
+        await engine.dispose()

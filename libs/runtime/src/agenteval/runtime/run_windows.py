@@ -6,12 +6,17 @@ it. The count of trials released so far lives here, one key per run, moved on by
 compare-and-set, so replicas never release the same position twice. A database row did the
 same job, but a commit per move (and its round trips through a busy event loop) held each
 finished trial's slot idle for tens of milliseconds; a KV update is one NATS round trip.
+
+The positions due are published before the counter moves past them. A runner killed between
+the two has moved nothing: the finished trial comes back (it was never acked), reads the same
+count, publishes the same positions (their ids dedupe the repeat) and moves it then. Moving
+first and publishing after lost those positions for good, and the run never ended.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from agenteval.contracts.errors import Unavailable
@@ -67,9 +72,12 @@ class RunWindows:
         except KeyWrongLastSequenceError:
             pass
 
-    async def release(self, run_id: str, n: int, total: int) -> tuple[int, int]:
-        """Move the window on by ``n`` finished trials: the positions ``(start, stop)`` now due,
-        clipped to the run's ``total`` (empty when every trial is out)."""
+    async def release(
+        self, run_id: str, n: int, total: int, publish: Callable[[int, int], Awaitable[None]]
+    ) -> tuple[int, int]:
+        """Move the window on by ``n`` finished trials: ``publish(start, stop)`` the positions
+        now due, clipped to the run's ``total``, then move the counter past them; returns them
+        (empty when every trial is out). When ``publish`` raises, nothing has moved."""
         from nats.js.errors import KeyNotFoundError, KeyWrongLastSequenceError
 
         kv = await self._bucket()
@@ -79,9 +87,15 @@ class RunWindows:
             except KeyNotFoundError:
                 raise Unavailable(f"run {run_id} has no window") from None
             released = int(entry.value or b"0")
+            start, stop = min(released, total), min(released + n, total)
+            if start == stop:
+                return start, stop  # every trial is out
+            await publish(start, stop)
             try:
                 await kv.update(run_id, str(released + n).encode(), last=entry.revision)
             except KeyWrongLastSequenceError:
-                continue  # another replica moved it meanwhile: read again
-            return min(released, total), min(released + n, total)
+                # Another replica moved it meanwhile (and published what this one just did:
+                # the ids dedupe it): read again.
+                continue
+            return start, stop
         raise Unavailable(f"run {run_id}: the window kept moving under {CAS_ATTEMPTS} attempts")

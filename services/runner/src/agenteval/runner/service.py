@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import itertools
 import json
 import logging
@@ -402,7 +403,8 @@ class RunnerService:
         done = completed_event(req, trace, full)
         if self._windowed(req.concurrency):
             # The run's next trial goes out while this one is published (a failure of either
-            # redelivers this trial: at worst one more trial is released than finished).
+            # redelivers this trial, which lets out again what the window has not yet counted;
+            # at worst one more trial is released than finished).
             await asyncio.gather(self._completed.add(done), self._releases.add(req.run_id))
         else:
             await self._completed.add(done)
@@ -417,13 +419,15 @@ class RunnerService:
             ev = await self._window_of(run_id)
             if ev is None:
                 continue
-            start, stop = await self.windows.release(run_id, n, ev.trials_total)
-            if start < stop:
-                await self._publish_released(run_id, list(self.trials_of(ev, start, stop)))
+            await self.windows.release(
+                run_id, n, ev.trials_total, functools.partial(self._publish_released, ev)
+            )
 
-    async def _publish_released(self, run_id: str, trials: list[TrialRequested]) -> None:
-        """Trials the window has let out must go out: nobody else will publish these positions
-        (a redelivered trial moves the window on, to other ones). Their ids dedupe repeats."""
+    async def _publish_released(self, ev: RunSubmitted, start: int, stop: int) -> None:
+        """The run's trials at positions ``start`` to ``stop``, let out by the window: they go
+        out before it counts them (its counter moves only once they are on the stream), so
+        none is lost to a runner that dies between the two. Their ids dedupe repeats."""
+        run_id, trials = ev.run_id, list(self.trials_of(ev, start, stop))
         for attempt in range(RELEASE_PUBLISH_ATTEMPTS):
             try:
                 await self.publish(self.subjects.trial_requested, trials)
@@ -448,6 +452,7 @@ class RunnerService:
             ev = self._windows[run_id] = RunSubmitted(
                 event_id=f"run.submitted:{run_id}",
                 run_id=run_id,
+                project=rec.project,
                 suite=Suite.model_validate_json(rec.suite_json),
                 agent=rec.agent,
                 agent_version=rec.agent_version,
@@ -587,6 +592,8 @@ class RunnerService:
             metadata={"agent": req.agent, "agent_version": req.agent_version, "seed": req.seed},
         )
         await self.publish(self.subjects.trial_completed, [completed_event(req, trace, None)])
+        if self._windowed(req.concurrency):  # it ended, as an error: the run's next trial may start
+            await self._releases.add(req.run_id)
 
     async def fail_run(self, run_id: str, reason: str) -> None:
         """End a run as failed (it cannot go on): recorded, and reported to its subscribers."""

@@ -18,8 +18,8 @@ class RunnerSettings(BaseSettings):
     models and tools, so a replica holds many in flight; sync agents run on a thread pool."""
     shared_limit: bool = True
     """Enforce a run's concurrency limit across every runner replica: the run's trials are
-    published as a window that moves on as trials finish (its position is in the runner's
-    table). Embedded mode has one runner, whose own limit is exact, and turns it off."""
+    published as a window that moves on as trials finish (its position is a counter in a
+    JetStream key-value bucket). Embedded mode has one runner, whose own limit is exact, and turns it off."""
     trial_ack_wait_s: float = Field(default=10.0, ge=1.0)
     """A trial whose runner went silent this long (died, was killed) is run again elsewhere; a
     living runner keeps its long trials with in-progress acks."""
