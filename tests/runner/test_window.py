@@ -129,12 +129,20 @@ class Recorder:
         self.sent: list[Event] = []
         self.die_on: str | None = None
         self.dying = asyncio.Event()
+        self.hung: list[asyncio.Task[object]] = []
 
     async def __call__(self, subject: str, events: Sequence[Event]) -> None:
         if subject == self.die_on:
+            self.hung.append(asyncio.current_task())  # type: ignore[arg-type]
             self.dying.set()
             await asyncio.Event().wait()
         self.sent.extend(events)
+
+    async def kill(self) -> None:
+        """End what hung there, as the death of its process would."""
+        for task in self.hung:
+            task.cancel()
+        await asyncio.gather(*self.hung, return_exceptions=True)
 
 
 def record_of(ev: RunSubmitted) -> RunRecord:
@@ -199,6 +207,7 @@ async def test_a_runner_killed_before_the_next_trial_went_out_loses_no_trial(
         killed = asyncio.create_task(first_runner.execute(queue[0]))
         await sent.dying.wait()
         killed.cancel()
+        await sent.kill()
         await asyncio.gather(killed, return_exceptions=True)
         sent.die_on = None
         # Never acked, the trial comes back to the other runner, with the rest of the run.
@@ -217,6 +226,42 @@ async def test_a_runner_killed_before_the_next_trial_went_out_loses_no_trial(
     finally:
         await first_runner.close()
         await second_runner.close()
+        await nc.jetstream().delete_key_value(RunWindows(lambda: nc, subjects).name)
+        await nc.close()
+        await engine.dispose()
+
+
+async def test_a_trial_that_could_not_be_run_still_lets_the_next_one_out(
+    nats_url: str, bus_prefix: str, tmp_path: Path
+) -> None:
+    suite = Suite.model_validate({"name": "s", "cases": [{"id": "a", "input": "x", "trials": 3}]})
+    ev = RunSubmitted(
+        event_id="e",
+        run_id="r5",
+        suite=suite,
+        agent="python:tests.agents:instant",
+        concurrency=1,
+        trials_total=3,
+    )
+    engine = create_engine(f"sqlite:///{tmp_path / 'runner.db'}")
+    await upgrade(engine, "runner", MIGRATIONS)
+    await RunRepository(engine).insert(record_of(ev))
+    nc = await nats.connect(nats_url)
+    subjects = Subjects(bus_prefix)
+    sent = Recorder()
+    service = RunnerService(
+        RunRepository(engine), RunnerSettings(), subjects, sent, windows=RunWindows(lambda: nc, subjects)
+    )
+    try:
+        await service.expand(ev)
+        [first] = [e for e in sent.sent if isinstance(e, TrialRequested)]
+        await service.fail_trial(first.model_dump_json().encode(), "delivery limit reached")
+        completed = [e for e in sent.sent if isinstance(e, TrialCompleted)]
+        assert [(e.trial_id, e.trace.status) for e in completed] == [(first.trial_id, "error")]
+        let_out = [e.trial_id for e in sent.sent if isinstance(e, TrialRequested)][1:]
+        assert let_out == ["r5/a/1"], "the run goes on after a trial that could not run"
+    finally:
+        await service.close()
         await nc.jetstream().delete_key_value(RunWindows(lambda: nc, subjects).name)
         await nc.close()
         await engine.dispose()

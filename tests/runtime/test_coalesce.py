@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 
 import pytest
 
@@ -82,3 +83,27 @@ async def test_serial_sends_one_batch_at_a_time_and_gathers_what_came_meanwhile(
     out.set()
     await asyncio.gather(first, *later)
     assert batches == [[0], [1, 2, 3, 4, 5]]
+
+
+async def test_a_batch_that_fails_after_its_callers_were_cancelled_leaves_no_unread_error() -> None:
+    reported: list[dict[str, object]] = []
+    loop = asyncio.get_running_loop()
+    loop.set_exception_handler(lambda _loop, context: reported.append(context))
+    gate = asyncio.Event()
+
+    async def send(items: list[int]) -> None:
+        await gate.wait()
+        raise ConnectionError("the bus went away")
+
+    try:
+        coalescer: Coalescer[int] = Coalescer(send)
+        caller = asyncio.create_task(coalescer.add(1))
+        await asyncio.sleep(0.01)  # the batch is out
+        caller.cancel()  # the runner stops: its trials are cancelled
+        await asyncio.gather(caller, return_exceptions=True)
+        gate.set()
+        await asyncio.sleep(0.01)  # the batch fails, with nobody waiting on it
+        gc.collect()
+        assert not reported, reported
+    finally:
+        loop.set_exception_handler(None)

@@ -33,6 +33,8 @@ class Coalescer(Generic[T]):
         if self._batch is None:
             loop = asyncio.get_running_loop()
             self._batch = loop.create_future()
+            # Callers cancelled while it was out (a runner stopping) leave its error unread.
+            self._batch.add_done_callback(_read_outcome)
             if not (self._serial and self._sending):
                 loop.call_soon(self._flush)
         await asyncio.shield(self._batch)
@@ -64,3 +66,9 @@ class Coalescer(Generic[T]):
 
 
 _background: set[asyncio.Task[None]] = set()
+
+
+def _read_outcome(batch: asyncio.Future[None]) -> None:
+    """Mark a batch's error as read: whoever waits on it gets it; nobody need be waiting."""
+    if not batch.cancelled():
+        batch.exception()
