@@ -202,6 +202,27 @@ def _resolved_dates(text: str, today: int | None, earlier: str = "") -> str:
     return " ".join("{:04d}-{:02d}-{:02d}".format(*_civil(d)) for d in sorted(set(days)))
 
 
+# "May 2-5", "March 19 to 22", "2-5 May": a span of days in one month.
+_SPAN_RE = re.compile(
+    r"\b" + _MONTH_RE + r"\s+(\d{1,2})(?:st|nd|rd|th)?\s*(?:-|–|—|to|through|thru|until|till)\s*"
+    r"(\d{1,2})(?:st|nd|rd|th)?\b(?!\s*(?:[:.]\d|am\b|pm\b|h\b))"
+    r"|\b(\d{1,2})(?:st|nd|rd|th)?\s*(?:-|–|—|to|through|thru|until|till)\s*(\d{1,2})(?:st|nd|rd|th)?\s+"
+    r"(?:of\s+)?" + _MONTH_RE,
+    re.I,
+)
+
+
+def _span_dates(text: str) -> set:
+    """Every day of the spans a text gives within one month, as 'date:MM-DD'."""
+    out: set[str] = set()
+    for m in _SPAN_RE.finditer(text):
+        month_word, first, last = (m.group(1), m.group(2), m.group(3)) if m.group(1) else m.group(6, 4, 5)
+        month, a, b = _month_number(month_word), int(first), int(last)
+        if month and a < b <= 31:
+            out.update(f"date:{month:02d}-{d:02d}" for d in range(a, b + 1))
+    return out
+
+
 def _weekday(y: int, m: int, d: int) -> str:
     """The day of the week of a date (1970-01-01 was a Thursday)."""
     return _DAYS[(_day_number(y, m, d) + 3) % 7]

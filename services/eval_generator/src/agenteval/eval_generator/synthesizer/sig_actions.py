@@ -41,8 +41,10 @@ from agenteval.eval_generator.synthesizer._values import (
     _leaf_tokens,
     _month_number,
     _resolved_dates,
+    _span_dates,
     _stem,
     _value_tokens,
+    _weekday,
 )
 
 # --- time zones: a time in one zone matches the same instant written in another ---
@@ -1484,17 +1486,96 @@ def _item_refundable(item: dict) -> bool | None:
     return None
 
 
+# "no basic economy fares please", "economy, but NOT basic economy", "basic is out".
+_EXCLUDES_BASIC_RE = re.compile(
+    r"\b(?:no|not|never|avoid\w*|without|exclud\w*|skip|don'?t want|nothing)\b[^.;:\n]{0,25}?\bbasic\b"
+    r"|\bbasic\b[^.;\n]{0,15}\b(?:is|are)\s+(?:out|not ok\w*|a no)\b",
+    re.I,
+)
+_BASIC_RE = re.compile(r"\bbasic\b", re.I)
+# Airlines by the names travelers use, with their IATA codes (what offers carry).
+_AIRLINES = {
+    "united": "UA", "delta": "DL", "american": "AA", "alaska": "AS", "southwest": "WN", "jetblue": "B6",
+    "lufthansa": "LH", "air france": "AF", "british airways": "BA", "klm": "KL", "air canada": "AC",
+    "spirit": "NK", "frontier": "F9", "hawaiian": "HA", "iberia": "IB", "emirates": "EK", "qantas": "QF",
+    "ryanair": "FR", "easyjet": "U2", "swiss": "LX", "turkish": "TK", "aer lingus": "EI",
+    "virgin atlantic": "VS", "singapore airlines": "SQ", "cathay pacific": "CX", "qatar": "QR",
+    "tap": "TP", "sas": "SK", "finnair": "AY", "vueling": "VY", "westjet": "WS", "norwegian": "DY",
+}  # fmt: skip
+_AIRLINE_NAMES = "|".join(sorted((re.escape(n) for n in _AIRLINES), key=len, reverse=True))
+# "United only", "only Delta flights", "it has to be Lufthansa".
+_AIRLINE_ONLY_RE = re.compile(
+    rf"\b({_AIRLINE_NAMES})(?:\s+air\s?lines?)?(?:\s+flights?)?\s+only\b"
+    rf"|\bonly\s+(?:fly\s+|on\s+|with\s+|book\s+)?({_AIRLINE_NAMES})\b"
+    rf"|\b(?:must|has to|needs to)\s+be\s+(?:on\s+|with\s+)?({_AIRLINE_NAMES})\b",
+    re.I,
+)
+_CARRIER_KEY_RE = re.compile(r"carrier|airline|owner|operat|marketing|validating|flight", re.I)
+_FLIGHT_NUMBER_RE = re.compile(r"\b([A-Z][A-Z0-9]|[0-9][A-Z])\s?-?\d{1,4}\b")
+
+
+def _required_airline(asked: str) -> str | None:
+    """The IATA code of the one airline the user will fly, when they said so."""
+    m = _AIRLINE_ONLY_RE.search(asked)
+    if m is None:
+        return None
+    return _AIRLINES[next(g for g in m.groups() if g).lower()]
+
+
+def _item_carriers(item: dict) -> set:
+    """The airlines an option's carrier and flight fields name (IATA codes)."""
+    found: set = set()
+    for key, value in item.items():
+        if not isinstance(value, str) or not _CARRIER_KEY_RE.search(str(key)):
+            continue
+        text = value.strip()
+        codes = _FLIGHT_NUMBER_RE.findall(text)
+        if codes:
+            found.update(codes)
+        elif re.fullmatch(r"[A-Z][A-Z0-9]|[0-9][A-Z]", text):
+            found.add(text)
+        else:
+            found.update(c for n, c in _AIRLINES.items() if re.search(rf"\b{re.escape(n)}\b", text, re.I))
+    return found
+
+
+def _chosen_option_breaks(trace: dict, action: dict, no_basic: bool, airline: str | None) -> bool:
+    """The option an action took (as the search listed it, in its arguments or in what it
+    returned) is a basic fare the user excluded, or flies another airline than the one they
+    named."""
+    items = [*_chosen_items(trace, _action_names(action), action), _call_args(action)]
+    result = action.get("result")
+    if isinstance(result, dict | list) and not _call_failed(action):
+        items.append(dict(_keyed_leaves(result)))
+    for item in items:
+        if no_basic and any(isinstance(v, str) and _BASIC_RE.search(v) for v in item.values()):
+            return True
+        if airline is not None:
+            carriers = _item_carriers(item)
+            if carriers and airline not in carriers:
+                return True
+    return False
+
+
 def choice_breaks_requirement(trace: dict) -> float:
-    """An action chose an option the user had ruled out: stops after "nonstop only", or not refundable after "refundable"."""
+    """An action chose an option the user had ruled out: stops after "nonstop only", not
+    refundable after "refundable", a basic fare after "no basic economy", another airline
+    after "United only"."""
     asked = " ".join(_user_turns(trace))
     nonstop = bool(_WANTS_NONSTOP_RE.search(asked))
     refundable = bool(_WANTS_REFUNDABLE_RE.search(asked))
-    if not (nonstop or refundable):
+    no_basic = bool(_EXCLUDES_BASIC_RE.search(asked))
+    airline = _required_airline(asked)
+    if not (nonstop or refundable or no_basic or airline):
         return 0.0
     for e in _timeline(trace):
         if e["kind"] != "call" or not _is_action(e["call"]):
             continue
         action = e["call"]
+        if (no_basic or airline) and not _user_accepted_choice(trace, action):
+            # An alternative the user accepted when it was offered overrides what they asked.
+            if _chosen_option_breaks(trace, action, no_basic, airline):
+                return 1.0
         items = [*_chosen_items(trace, _action_names(action), action), _call_args(action)]
         if nonstop and not _user_accepted_choice(trace, action):
             # An alternative the user accepted when it was offered overrides "nonstop".
@@ -1509,6 +1590,59 @@ def choice_breaks_requirement(trace: dict) -> float:
             if refundable and _item_refundable(item) is False:
                 return 1.0
     return 0.0
+
+
+# A date-only argument, or a local date and time ("2025-06-11 08:00"); one with a zone or "Z"
+# may fall on another local day, and is left alone.
+_LOCAL_DATE_RE = re.compile(r"(\d{4})-(\d{2})-(\d{2})(?:[T ]\d{2}:\d{2}(?::\d{2})?(?:\.\d+)?)?")
+_NOT_WHEN_KEY_RE = re.compile(r"birth|dob|created|updated|modified|expir|issued|since|as_of|timestamp", re.I)
+_FLEXIBLE_DATES_RE = re.compile(
+    r"\bflexib\w*|\bor (?:the )?(?:day|week)\b|\baround\b|\bany ?(?:day|time|date)\b|\bwhichever day\b"
+    r"|±|\+/-",
+    re.I,
+)
+
+
+def _call_days(call: dict) -> set:
+    """The (year, month, day) of each local date a call's arguments give (not birthdays or timestamps)."""
+    out = set()
+    for key, leaf in _keyed_leaves(_call_args(call)):
+        if isinstance(leaf, str) and not _NOT_WHEN_KEY_RE.search(str(key)):
+            m = _LOCAL_DATE_RE.fullmatch(leaf.strip())
+            if m and 1 <= int(m.group(2)) <= 12 and 1 <= int(m.group(3)) <= 31:
+                out.add((int(m.group(1)), int(m.group(2)), int(m.group(3))))
+    return out
+
+
+def action_date_not_asked(trace: dict) -> float:
+    """Calls went out on dates the user did not ask for: a booking on another date, or every search on other dates."""
+    asked = " ".join(_user_turns(trace))
+    keys = _date_entities(asked)[0] | _span_dates(asked)
+    dates = {k for k in keys if k.startswith("date:")}
+    if not dates or _FLEXIBLE_DATES_RE.search(asked):
+        return 0.0
+    bare_days = {k for k in keys if k.startswith("dom:")} - {f"dom:{int(d[-2:])}" for d in dates}
+    weekdays = {k for k in _entities(asked) if k.startswith("day:")}
+
+    def asked_for(day: tuple) -> bool:
+        # "Saturday the 5th" gives only the day of the month; "just Wednesday instead" a weekday.
+        year, month, dom = day
+        return (
+            f"date:{month:02d}-{dom:02d}" in dates
+            or f"dom:{dom}" in bare_days
+            or "day:" + _weekday(year, month, dom) in weekdays
+        )
+
+    dated = []
+    for call in _tool_calls(trace):
+        days = _call_days(call)
+        if not days:
+            continue
+        dated.append(days)
+        if _is_action(call) and not all(map(asked_for, days)) and not _user_accepted_choice(trace, call):
+            return 1.0
+    # Searching a neighbouring day besides the one asked for is looking around; only other days is not.
+    return 1.0 if dated and not any(asked_for(d) for days in dated for d in days) else 0.0
 
 
 _PAID_KEYS = ("paid", "charged", "captured", "net")

@@ -167,6 +167,29 @@ def _slot_of(token: str, slots: dict) -> set:
     return out
 
 
+# A turn that only asks ("is Dallas cold in November?", "do I have anything before that?"):
+# an interrogative opening and a question mark, with nothing in it that changes a detail.
+_ASKS_ONLY_RE = re.compile(
+    r"^\W*(?:(?:ok(?:ay)?|oh|hmm+|btw|also|quick question|just wondering)\W+)*"
+    r"(?:is|are|was|were|do|does|did|how|what|where|when|why|which|who|will|should|has|have)\b[^?]*\?+\W*$",
+    re.I,
+)
+
+
+def _only_asks(text: str) -> bool:
+    return bool(_ASKS_ONLY_RE.match(text.strip())) and not (
+        _CHANGE_CUE_RE.search(text) or _CORRECTION_RE.search(text) or _REVERT_RE.search(text)
+    )
+
+
+# "Also nothing that starts after 4pm": a turn that adds a requirement replaces none.
+_ADDS_RE = re.compile(r"^\W*(?:oh,?\s+)?(?:and\s+)?(?:also|plus|additionally|one more thing|in addition)\b", re.I)
+
+
+def _only_adds(text: str) -> bool:
+    return bool(_ADDS_RE.match(text)) and not (_CHANGE_CUE_RE.search(text) or _CORRECTION_RE.search(text))
+
+
 def _superseded(trace: dict) -> list:
     """[replaced values, latest values] of every user turn that changed an earlier instruction.
 
@@ -174,11 +197,12 @@ def _superseded(trace: dict) -> list:
     for words, those describing the same thing: found under the same argument or result key,
     or of the same everyday category ("navy" replaces "red", not "size M").
     """
-    # "Book the first one" picks an option; it says nothing of first class.
+    # "Book the first one" picks an option; it says nothing of first class. "Is Pilsen walkable
+    # from Union Station?" asks something and instructs nothing.
     users = [
         _ORDINAL_FIRST_RE.sub(" ", _request_text(e["text"]))
         for e in _timeline(trace)
-        if e["kind"] == "msg" and e["role"] == "user"
+        if e["kind"] == "msg" and e["role"] == "user" and not _only_asks(e["text"])
     ]
     slots = _slots(trace)
     for text in users:
@@ -227,7 +251,7 @@ def _superseded(trace: dict) -> list:
                         replaced.add(x)
                 if replaced:
                     out.append([replaced, {restored}])
-        if not new:
+        if not new or _only_adds(users[k]):
             continue
         # "white instead of sage", "scratch the minivan": the turn itself names what it replaces.
         retracted = set().union(

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from agenteval.eval_generator.synthesizer._trace_access import _signal_value
 from agenteval.eval_generator.synthesizer.sig_actions import (
     action_breaks_limit,
+    action_date_not_asked,
     action_on_other_record,
     airport_differs_from_request,
     choice_breaks_requirement,
@@ -71,6 +72,7 @@ _PATTERNS: tuple[Callable[[dict], float], ...] = (
     # actions past a limit, on another record, against the request
     action_breaks_limit,
     choice_breaks_requirement,
+    action_date_not_asked,
     action_on_other_record,
     incident_not_handed_off,
     travelers_differ_from_request,

@@ -119,6 +119,7 @@ SIGNALS: tuple[Signal, ...] = tuple(
         sig_actions.airport_differs_from_request,
         sig_actions.invitee_missing,
         sig_actions.choice_breaks_requirement,
+        sig_actions.action_date_not_asked,
         sig_actions.action_amount_exceeds_source,
         sig_actions.policy_amount_exceeded,
         sig_actions.policy_window_exceeded,
