@@ -183,7 +183,9 @@ def _only_asks(text: str) -> bool:
 
 
 # "Also nothing that starts after 4pm": a turn that adds a requirement replaces none.
-_ADDS_RE = re.compile(r"^\W*(?:oh,?\s+)?(?:and\s+)?(?:also|plus|additionally|one more thing|in addition)\b", re.I)
+_ADDS_RE = re.compile(
+    r"^\W*(?:oh,?\s+)?(?:and\s+)?(?:also|plus|additionally|one more thing|in addition)\b", re.I
+)
 
 
 def _only_adds(text: str) -> bool:
