@@ -4049,3 +4049,49 @@ def test_a_weekday_the_user_named_instead_of_a_date_is_asked_for() -> None:
 
     assert value("action_date_not_asked", moved("2025-04-23")) == 0.0  # a Wednesday
     assert value("action_date_not_asked", moved("2025-04-24")) == 1.0  # a Thursday
+
+
+def test_a_booking_reported_outside_the_departure_window_the_user_set() -> None:
+    def booked(ask: str, answer: str, accepted: str | None = None) -> dict[str, Any]:
+        offers = [
+            {"id": "KL2835", "dep": "10:10", "price": 524},
+            {"id": "DL100", "dep": "11:30", "price": 610},
+        ]
+        c = Conversation(ask).call(
+            "search_flights", {"origin": "BOS", "destination": "AMS"}, {"offers": offers}
+        )
+        if accepted is not None:
+            c.say("KL2835 at 10:10 AM is the earliest left. Book it?").user(accepted)
+        return c.call("book_flight", {"offer_id": "KL2835"}, {"reference": "5FR49G"}).trace(answer)
+
+    early = "BOS to AMS on Apr 14, departing before 10am."
+    late = "BOS to AMS on Apr 14. I can't leave before 5pm."
+    span = "BOS to AMS on Apr 14, an afternoon flight (leaving 12-5pm)."
+    assert (
+        value("booked_outside_time_window", booked(early, "All set! I booked the 10:10 AM KLM flight."))
+        == 1.0
+    )
+    assert (
+        value("booked_outside_time_window", booked(early, "All set! I booked the 9:40 AM KLM flight.")) == 0.0
+    )
+    assert value("booked_outside_time_window", booked(late, "Booked: departs 3:15 PM, lands 6:00 AM.")) == 1.0
+    assert value("booked_outside_time_window", booked(late, "Booked: departs 17:05, lands 07:10.")) == 0.0
+    assert value("booked_outside_time_window", booked(span, "Booked!\n11:30 AM BOS -> 1:10 AM AMS")) == 1.0
+    assert value("booked_outside_time_window", booked(span, "Booked!\n12:45 PM BOS -> 2:20 AM AMS")) == 0.0
+    # The user took the earlier flight when it was offered; nothing booked; no window set.
+    assert (
+        value("booked_outside_time_window", booked(early, "Booked the 10:10 AM flight.", "yes, book it"))
+        == 0.0
+    )
+    nothing = "I couldn't find anything before 10am, so nothing is booked. The 10:10 AM flight is close."
+    assert value("booked_outside_time_window", booked(early, nothing)) == 0.0
+    assert (
+        value("booked_outside_time_window", booked("BOS to AMS, Apr 14.", "Booked the 10:10 AM flight."))
+        == 0.0
+    )
+
+
+def test_a_basic_fare_after_as_long_as_it_isnt_basic() -> None:
+    ask = "ATL to MIA on March 15. Coach is fine as long as it isn't a basic/light fare."
+    assert value("choice_breaks_requirement", _offer(ask, "off_1")) == 1.0
+    assert value("choice_breaks_requirement", _offer(ask, "off_2")) == 0.0

@@ -223,6 +223,87 @@ def _span_dates(text: str) -> set:
     return out
 
 
+# Departure windows: "nothing before 5 pm", "I can't leave before 3pm", "5pm or later", "after
+# 15:00" (a lower bound); "before 10am", "no later than 9", "nothing starting after 4pm" (an
+# upper bound); "leaving 12-5pm" (both). A bare number is no time.
+_CLOCK = r"(\d{1,2})(?::(\d{2}))?\s*(a\.?m\.?|p\.?m\.?)?"
+_NOT_BEFORE = r"(?:nothing|not|no|never|can'?t|cannot|won'?t|don'?t want to)\s+(?:\w+\s+){0,2}?(?:before|earlier than)\s+"
+_NOT_AFTER = r"(?:nothing|not|no|never|can'?t|cannot|won'?t)\s+(?:\w+\s+){0,2}?(?:after|later than)\s+"
+_WINDOW_SPAN_RE = re.compile(
+    r"(?:leaving|departing|between)\s+" + _CLOCK + r"\s*(?:-|–|to|and)\s*" + _CLOCK, re.I
+)
+_WINDOW_HIGH_NEG_RE = re.compile(_NOT_AFTER + _CLOCK, re.I)
+_WINDOW_LOW_RE = re.compile(
+    _NOT_BEFORE
+    + _CLOCK
+    + r"|\bno earlier than\s+"
+    + _CLOCK
+    + r"|(?<!no )(?<!not )\b(?:after|later than)\s+"
+    + _CLOCK
+    + r"|\b"
+    + _CLOCK
+    + r"\s+or\s+later",
+    re.I,
+)
+_WINDOW_HIGH_RE = re.compile(r"\b(?:no later than|by|before)\s+" + _CLOCK, re.I)
+_ANY_CLOCK_RE = re.compile(
+    r"\b(\d{1,2}):(\d{2})\s*(a\.?m\.?|p\.?m\.?)?|\b(\d{1,2})\s*(a\.?m\.?|p\.?m\.?)", re.I
+)
+
+
+def _clock_minutes(hour: str, minute: str | None, period: str | None, bare: bool = False) -> int | None:
+    """Minutes after midnight of "5pm", "10:30 am", "15:00"; None for a bare number (unless ``bare``)."""
+    if not bare and not minute and not period:
+        return None
+    h, m = int(hour), int(minute or 0)
+    if m > 59 or h > 24 or (period and not 1 <= h <= 12):
+        return None
+    if period:
+        h = h % 12 + (12 if period[0].lower() == "p" else 0)
+    return h * 60 + m
+
+
+def _groups_clock(groups: tuple) -> int | None:
+    """The first clock time among a match's (hour, minute, period) triples."""
+    for i in range(0, len(groups) - 2, 3):
+        if groups[i]:
+            return _clock_minutes(groups[i], groups[i + 1], groups[i + 2])
+    return None
+
+
+def _time_window(text: str) -> tuple:
+    """(earliest, latest) departure in minutes after midnight the text allows; None where it sets none."""
+    low = high = None
+    for m in _WINDOW_SPAN_RE.finditer(text):
+        first, last = m.group(1, 2, 3), m.group(4, 5, 6)
+        end = _clock_minutes(last[0], last[1], last[2])
+        period = first[2] or last[2]  # "12-5pm": the end's period, unless that puts it after the end
+        start = _clock_minutes(first[0], first[1], period, bare=True)
+        if start is not None and end is not None and start >= end and period:
+            start = _clock_minutes(first[0], first[1], "pm" if int(first[0]) == 12 else "am")
+        if start is not None and end is not None and start < end:
+            low, high = start, end
+    text = _WINDOW_SPAN_RE.sub(" ", text)
+    for m in _WINDOW_HIGH_NEG_RE.finditer(text):
+        high = _groups_clock(m.groups()) if _groups_clock(m.groups()) is not None else high
+    text = _WINDOW_HIGH_NEG_RE.sub(" ", text)
+    for m in _WINDOW_LOW_RE.finditer(text):
+        low = _groups_clock(m.groups()) if _groups_clock(m.groups()) is not None else low
+    text = _WINDOW_LOW_RE.sub(" ", text)
+    for m in _WINDOW_HIGH_RE.finditer(text):
+        high = _groups_clock(m.groups()) if _groups_clock(m.groups()) is not None else high
+    return low, high
+
+
+def _first_clock(text: str) -> int | None:
+    """The first clock time a text gives ("departs 6:50", "5:15 pm"), in minutes after midnight."""
+    for m in _ANY_CLOCK_RE.finditer(text):
+        if m.group(1):
+            return _clock_minutes(m.group(1), m.group(2), m.group(3))
+        return _clock_minutes(m.group(4), None, m.group(5))
+    return None
+
+
 def _weekday(y: int, m: int, d: int) -> str:
     """The day of the week of a date (1970-01-01 was a Thursday)."""
     return _DAYS[(_day_number(y, m, d) + 3) % 7]

@@ -11,6 +11,7 @@ import re
 
 from agenteval.eval_generator.synthesizer._phrases import _is_affirmation, _request_text
 from agenteval.eval_generator.synthesizer._trace_access import (
+    _answer,
     _call_args,
     _call_failed,
     _call_kind,
@@ -38,11 +39,13 @@ from agenteval.eval_generator.synthesizer._values import (
     _day_number,
     _entities,
     _entity_kind,
+    _first_clock,
     _leaf_tokens,
     _month_number,
     _resolved_dates,
     _span_dates,
     _stem,
+    _time_window,
     _value_tokens,
     _weekday,
 )
@@ -1488,7 +1491,7 @@ def _item_refundable(item: dict) -> bool | None:
 
 # "no basic economy fares please", "economy, but NOT basic economy", "basic is out".
 _EXCLUDES_BASIC_RE = re.compile(
-    r"\b(?:no|not|never|avoid\w*|without|exclud\w*|skip|don'?t want|nothing)\b[^.;:\n]{0,25}?\bbasic\b"
+    r"\b(?:no|not|never|avoid\w*|without|exclud\w*|skip|don'?t want|nothing|isn'?t|aren'?t)\b[^.;:\n]{0,25}?\bbasic\b"
     r"|\bbasic\b[^.;\n]{0,15}\b(?:is|are)\s+(?:out|not ok\w*|a no)\b",
     re.I,
 )
@@ -1555,6 +1558,31 @@ def _chosen_option_breaks(trace: dict, action: dict, no_basic: bool, airline: st
             if carriers and airline not in carriers:
                 return True
     return False
+
+
+_BOOKED_RE = re.compile(r"\b(?:booked|reserved|ticketed|confirmed|issued|all set|you'?re on)\b", re.I)
+_NOTHING_BOOKED_RE = re.compile(
+    r"couldn'?t find|could not find|unable to find|nothing (?:is |was |has been )?booked"
+    r"|no (?:options?|flights?|slots?) (?:that )?(?:match|fit)",
+    re.I,
+)
+
+
+def booked_outside_time_window(trace: dict) -> float:
+    """The answer reports a booking whose time (the first it gives: "departs 8:55 AM") is outside the window the user set ("nothing before 5 pm")."""
+    low, high = _time_window(" ".join(_user_turns(trace)))
+    if low is None and high is None:
+        return 0.0
+    actions = [c for c in _tool_calls(trace) if _is_action(c) and not _call_failed(c)]
+    # An option the user took when it was offered overrides the window they first set.
+    if not actions or any(_user_accepted_choice(trace, c) for c in actions):
+        return 0.0
+    answer = _answer(trace)
+    if not _BOOKED_RE.search(answer) or _NOTHING_BOOKED_RE.search(answer):
+        return 0.0
+    when = _first_clock(answer)
+    outside = when is not None and ((low is not None and when < low) or (high is not None and when >= high))
+    return 1.0 if outside else 0.0
 
 
 def choice_breaks_requirement(trace: dict) -> float:

@@ -120,6 +120,7 @@ SIGNALS: tuple[Signal, ...] = tuple(
         sig_actions.invitee_missing,
         sig_actions.choice_breaks_requirement,
         sig_actions.action_date_not_asked,
+        sig_actions.booked_outside_time_window,
         sig_actions.action_amount_exceeds_source,
         sig_actions.policy_amount_exceeded,
         sig_actions.policy_window_exceeded,
