@@ -222,6 +222,7 @@ DEV_V20 = ROOT / "tests" / "fixtures" / "dev_families_v20"
 DEV_V21 = ROOT / "tests" / "fixtures" / "dev_families_v21"
 DEV_V22 = ROOT / "tests" / "fixtures" / "dev_families_v22"
 DEV_V23 = ROOT / "tests" / "fixtures" / "dev_families_v23"
+DEV_V24 = ROOT / "tests" / "fixtures" / "dev_families_v24"
 DEV_V25 = ROOT / "tests" / "fixtures" / "dev_families_v25"
 
 
@@ -247,6 +248,7 @@ DEV_V25 = ROOT / "tests" / "fixtures" / "dev_families_v25"
         (DEV_V21, "make_v21.py", 6),
         (DEV_V22, "make_v22.py", 6),
         (DEV_V23, "make_v23.py", 6),
+        (DEV_V24, "make_v24.py", 6),
         (DEV_V25, "make_v25.py", 6),
     ],
 )
