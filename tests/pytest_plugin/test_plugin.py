@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import logging
 import signal
 import subprocess
 import sys
+import threading
 import time
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
@@ -209,3 +211,23 @@ def test_an_unreachable_server_fails_the_cases_with_a_message(shop: pytest.Pytes
     result = run(shop, "-m", "fast", "--agenteval-server", f"127.0.0.1:{free_port()}")
     result.assert_outcomes(failed=1, deselected=2)
     result.stdout.fnmatch_lines(["*suite 'shop' could not be run: cannot reach agenteval*"])
+
+
+def test_the_logger_table_can_be_walked_while_the_stack_thread_adds_a_logger() -> None:
+    # pytest's log capture walks the table at every test phase on the main thread; the embedded
+    # stack's thread may add a logger meanwhile (a plain dict raised "dictionary changed size
+    # during iteration" in a case's setup or teardown).
+    from agenteval.pytest_plugin._runs import _loggers_read_as_snapshots
+
+    _loggers_read_as_snapshots()
+    table = logging.root.manager.loggerDict
+    walk = iter(table.values())
+    next(walk)
+    added = threading.Thread(target=logging.getLogger, args=("agenteval.test.added-while-walking",))
+    added.start()
+    added.join()
+    rest = list(walk)
+    assert rest and "agenteval.test.added-while-walking" in table
+    assert (
+        logging.getLogger("agenteval.test.added-while-walking") is table["agenteval.test.added-while-walking"]
+    )

@@ -9,6 +9,7 @@ session selected (after ``-m`` / ``-k``), so one run serves all its items.
 from __future__ import annotations
 
 import asyncio
+import logging
 import shutil
 import tempfile
 import threading
@@ -84,6 +85,36 @@ class SuiteResult:
         if self.summary is None:
             return None
         return next((c for c in self.summary.cases if c.case_id == case_id), None)
+
+
+class _LoggerTable(dict[str, Any]):
+    """The logging manager's table of loggers, read as a snapshot.
+
+    pytest's log capture walks ``logging.root.manager.loggerDict.values()`` on the main thread
+    at every test phase, while the session's loop thread (the embedded stack) may create a
+    logger at any moment: "dictionary changed size during iteration" failed a test's setup or
+    teardown. Readers get a copy (taken while the GIL is held, so whole); writers are
+    unchanged."""
+
+    def values(self) -> list[Any]:  # type: ignore[override]
+        return list(super().values())
+
+    def items(self) -> list[tuple[str, Any]]:  # type: ignore[override]
+        return list(super().items())
+
+    def keys(self) -> list[str]:  # type: ignore[override]
+        return list(super().keys())
+
+    def __iter__(self) -> Any:
+        return iter(list(super().keys()))
+
+
+def _loggers_read_as_snapshots() -> None:
+    """Make the logger table safe to walk while another thread adds to it (idempotent)."""
+    manager = logging.root.manager
+    with logging._lock:  # type: ignore[attr-defined]  # the lock getLogger takes
+        if not isinstance(manager.loggerDict, _LoggerTable):
+            manager.loggerDict = _LoggerTable(manager.loggerDict)
 
 
 class Runs:
@@ -174,6 +205,7 @@ class Runs:
 
     def _call(self, coro: Coroutine[Any, Any, T]) -> T:
         if self._loop is None:
+            _loggers_read_as_snapshots()
             self._loop = asyncio.new_event_loop()
             self._thread = threading.Thread(
                 target=self._loop.run_forever, name="agenteval-pytest", daemon=True
