@@ -228,6 +228,8 @@ def test_the_logger_table_can_be_walked_while_the_stack_thread_adds_a_logger() -
     added.join()
     rest = list(walk)
     assert rest and "agenteval.test.added-while-walking" in table
+    # Readers still get views: code that takes set differences of the names keeps working.
+    assert "agenteval.test.added-while-walking" not in table.keys() - {"agenteval.test.added-while-walking"}
     assert (
         logging.getLogger("agenteval.test.added-while-walking") is table["agenteval.test.added-while-walking"]
     )

@@ -4,12 +4,15 @@ moves on once the positions it lets out are published."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+import contextlib
+from collections.abc import AsyncIterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import nats
 import pytest
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from agenteval.contracts.errors import Unavailable
 from agenteval.contracts.events import Event, RunSubmitted, TrialCompleted, TrialRequested
@@ -168,6 +171,52 @@ def record_of(ev: RunSubmitted) -> RunRecord:
     )
 
 
+class Replicas:
+    """Runner replicas sharing one run's table (SQLite), the window bucket (real NATS) and a
+    recorded bus; each ``runner()`` is a fresh process (nothing cached)."""
+
+    def __init__(self, engine: AsyncEngine, nc: Any, subjects: Subjects) -> None:
+        self.engine, self.nc, self.subjects = engine, nc, subjects
+        self.sent = Recorder()
+        self.made: list[RunnerService] = []
+
+    def runner(self, settings: RunnerSettings | None = None) -> RunnerService:
+        windows = RunWindows(lambda: self.nc, self.subjects)
+        service = RunnerService(
+            RunRepository(self.engine),
+            settings or RunnerSettings(),
+            self.subjects,
+            self.sent,
+            windows=windows,
+        )
+        self.made.append(service)
+        return service
+
+    def requested(self) -> list[TrialRequested]:
+        return [e for e in self.sent.sent if isinstance(e, TrialRequested)]
+
+
+@contextlib.asynccontextmanager
+async def replicas_of(
+    ev: RunSubmitted, nats_url: str, bus_prefix: str, tmp_path: Path
+) -> AsyncIterator[Replicas]:
+    """The run ``ev`` stored as submitted, and replicas to run it."""
+    engine = create_engine(f"sqlite:///{tmp_path / 'runner.db'}")
+    await upgrade(engine, "runner", MIGRATIONS)
+    await RunRepository(engine).insert(record_of(ev))
+    nc = await nats.connect(nats_url)
+    subjects = Subjects(bus_prefix)
+    replicas = Replicas(engine, nc, subjects)
+    try:
+        yield replicas
+    finally:
+        for service in replicas.made:
+            await service.close()
+        await nc.jetstream().delete_key_value(RunWindows(lambda: nc, subjects).name)
+        await nc.close()
+        await engine.dispose()
+
+
 async def test_a_runner_killed_before_the_next_trial_went_out_loses_no_trial(
     nats_url: str, bus_prefix: str, tmp_path: Path
 ) -> None:
@@ -184,26 +233,15 @@ async def test_a_runner_killed_before_the_next_trial_went_out_loses_no_trial(
         concurrency=2,
         trials_total=sum(suite.trials_for(c) for c in suite.cases),
     )
-    engine = create_engine(f"sqlite:///{tmp_path / 'runner.db'}")
-    await upgrade(engine, "runner", MIGRATIONS)
-    await RunRepository(engine).insert(record_of(ev))
-    nc = await nats.connect(nats_url)
-    subjects = Subjects(bus_prefix)
-    sent = Recorder()
-
-    def runner() -> RunnerService:  # a fresh process each time: nothing cached
-        settings = RunnerSettings(agents_in_process=True)
-        return RunnerService(
-            RunRepository(engine), settings, subjects, sent, windows=RunWindows(lambda: nc, subjects)
-        )
-
-    first_runner, second_runner = runner(), runner()
-    try:
+    async with replicas_of(ev, nats_url, bus_prefix, tmp_path) as replicas:
+        sent = replicas.sent
+        first_runner = replicas.runner(RunnerSettings(agents_in_process=True))
+        second_runner = replicas.runner(RunnerSettings(agents_in_process=True))
         await first_runner.expand(ev)
-        queue = [e for e in sent.sent if isinstance(e, TrialRequested)]
+        queue = replicas.requested()
         assert len(queue) == 2
         # The first runner finishes a trial and is killed while the next one goes out.
-        sent.die_on = subjects.trial_requested
+        sent.die_on = replicas.subjects.trial_requested
         killed = asyncio.create_task(first_runner.execute(queue[0]))
         await sent.dying.wait()
         killed.cancel()
@@ -221,14 +259,9 @@ async def test_a_runner_killed_before_the_next_trial_went_out_loses_no_trial(
         whole = {t.trial_id for t in second_runner.trials_of(ev)}
         assert set(ran) == whole, "every trial of the run ran"
         assert {e.trial_id for e in sent.sent if isinstance(e, TrialCompleted)} == whole
-        released = [e for e in sent.sent if isinstance(e, TrialRequested)]
-        assert {e.project for e in released} == {"team-a"}, "trials let out keep the run's project"
-    finally:
-        await first_runner.close()
-        await second_runner.close()
-        await nc.jetstream().delete_key_value(RunWindows(lambda: nc, subjects).name)
-        await nc.close()
-        await engine.dispose()
+        assert {e.project for e in replicas.requested()} == {"team-a"}, (
+            "trials let out keep the run's project"
+        )
 
 
 async def test_a_trial_that_could_not_be_run_still_lets_the_next_one_out(
@@ -243,25 +276,12 @@ async def test_a_trial_that_could_not_be_run_still_lets_the_next_one_out(
         concurrency=1,
         trials_total=3,
     )
-    engine = create_engine(f"sqlite:///{tmp_path / 'runner.db'}")
-    await upgrade(engine, "runner", MIGRATIONS)
-    await RunRepository(engine).insert(record_of(ev))
-    nc = await nats.connect(nats_url)
-    subjects = Subjects(bus_prefix)
-    sent = Recorder()
-    service = RunnerService(
-        RunRepository(engine), RunnerSettings(), subjects, sent, windows=RunWindows(lambda: nc, subjects)
-    )
-    try:
+    async with replicas_of(ev, nats_url, bus_prefix, tmp_path) as replicas:
+        service = replicas.runner()
         await service.expand(ev)
-        [first] = [e for e in sent.sent if isinstance(e, TrialRequested)]
+        [first] = replicas.requested()
         await service.fail_trial(first.model_dump_json().encode(), "delivery limit reached")
-        completed = [e for e in sent.sent if isinstance(e, TrialCompleted)]
+        completed = [e for e in replicas.sent.sent if isinstance(e, TrialCompleted)]
         assert [(e.trial_id, e.trace.status) for e in completed] == [(first.trial_id, "error")]
-        let_out = [e.trial_id for e in sent.sent if isinstance(e, TrialRequested)][1:]
+        let_out = [e.trial_id for e in replicas.requested()][1:]
         assert let_out == ["r5/a/1"], "the run goes on after a trial that could not run"
-    finally:
-        await service.close()
-        await nc.jetstream().delete_key_value(RunWindows(lambda: nc, subjects).name)
-        await nc.close()
-        await engine.dispose()

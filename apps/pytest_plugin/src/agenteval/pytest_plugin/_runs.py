@@ -93,20 +93,24 @@ class _LoggerTable(dict[str, Any]):
     pytest's log capture walks ``logging.root.manager.loggerDict.values()`` on the main thread
     at every test phase, while the session's loop thread (the embedded stack) may create a
     logger at any moment: "dictionary changed size during iteration" failed a test's setup or
-    teardown. Readers get a copy (taken while the GIL is held, so whole); writers are
-    unchanged."""
+    teardown. Readers get the views of a copy (taken while the GIL is held, so whole; set
+    operations on keys still work); writers are unchanged."""
 
-    def values(self) -> list[Any]:  # type: ignore[override]
-        return list(super().values())
+    def _copy(self) -> dict[str, Any]:
+        # dict.copy(self) would call keys() on a subclass: the base class's view is copied in C.
+        return dict(super().items())
 
-    def items(self) -> list[tuple[str, Any]]:  # type: ignore[override]
-        return list(super().items())
+    def values(self) -> Any:
+        return self._copy().values()
 
-    def keys(self) -> list[str]:  # type: ignore[override]
-        return list(super().keys())
+    def items(self) -> Any:
+        return self._copy().items()
+
+    def keys(self) -> Any:
+        return self._copy().keys()
 
     def __iter__(self) -> Any:
-        return iter(list(super().keys()))
+        return iter(self._copy())
 
 
 def _loggers_read_as_snapshots() -> None:

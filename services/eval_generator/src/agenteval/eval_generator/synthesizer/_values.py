@@ -284,15 +284,19 @@ def _time_window(text: str) -> tuple:
         if start is not None and end is not None and start < end:
             low, high = start, end
     text = _WINDOW_SPAN_RE.sub(" ", text)
-    for m in _WINDOW_HIGH_NEG_RE.finditer(text):
-        high = _groups_clock(m.groups()) if _groups_clock(m.groups()) is not None else high
-    text = _WINDOW_HIGH_NEG_RE.sub(" ", text)
-    for m in _WINDOW_LOW_RE.finditer(text):
-        low = _groups_clock(m.groups()) if _groups_clock(m.groups()) is not None else low
-    text = _WINDOW_LOW_RE.sub(" ", text)
-    for m in _WINDOW_HIGH_RE.finditer(text):
-        high = _groups_clock(m.groups()) if _groups_clock(m.groups()) is not None else high
+    # "Nothing after 4pm" before "after 3pm"; each bound read is taken out, the last said wins.
+    high, text = _last_clock(_WINDOW_HIGH_NEG_RE, text, high)
+    low, text = _last_clock(_WINDOW_LOW_RE, text, low)
+    high, text = _last_clock(_WINDOW_HIGH_RE, text, high)
     return low, high
+
+
+def _last_clock(pattern: re.Pattern, text: str, default: int | None) -> tuple:
+    """(the clock time of the last match of ``pattern`` that gives one, else ``default``; the text without the matches)."""
+    for m in pattern.finditer(text):
+        found = _groups_clock(m.groups())
+        default = found if found is not None else default
+    return default, pattern.sub(" ", text)
 
 
 def _first_clock(text: str) -> int | None:

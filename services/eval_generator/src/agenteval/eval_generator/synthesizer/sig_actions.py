@@ -1573,16 +1573,15 @@ def booked_outside_time_window(trace: dict) -> float:
     low, high = _time_window(" ".join(_user_turns(trace)))
     if low is None and high is None:
         return 0.0
-    actions = [c for c in _tool_calls(trace) if _is_action(c) and not _call_failed(c)]
-    # An option the user took when it was offered overrides the window they first set.
-    if not actions or any(_user_accepted_choice(trace, c) for c in actions):
-        return 0.0
     answer = _answer(trace)
     if not _BOOKED_RE.search(answer) or _NOTHING_BOOKED_RE.search(answer):
         return 0.0
     when = _first_clock(answer)
-    outside = when is not None and ((low is not None and when < low) or (high is not None and when >= high))
-    return 1.0 if outside else 0.0
+    if when is None or not ((low is not None and when < low) or (high is not None and when >= high)):
+        return 0.0
+    actions = [c for c in _tool_calls(trace) if _is_action(c) and not _call_failed(c)]
+    # An option the user took when it was offered overrides the window they first set.
+    return 1.0 if actions and not any(_user_accepted_choice(trace, c) for c in actions) else 0.0
 
 
 def choice_breaks_requirement(trace: dict) -> float:
@@ -1600,13 +1599,12 @@ def choice_breaks_requirement(trace: dict) -> float:
         if e["kind"] != "call" or not _is_action(e["call"]):
             continue
         action = e["call"]
-        if (no_basic or airline) and not _user_accepted_choice(trace, action):
-            # An alternative the user accepted when it was offered overrides what they asked.
-            if _chosen_option_breaks(trace, action, no_basic, airline):
-                return 1.0
+        # An alternative the user accepted when it was offered overrides what they asked.
+        accepted = bool(nonstop or no_basic or airline) and _user_accepted_choice(trace, action)
+        if (no_basic or airline) and not accepted and _chosen_option_breaks(trace, action, no_basic, airline):
+            return 1.0
         items = [*_chosen_items(trace, _action_names(action), action), _call_args(action)]
-        if nonstop and not _user_accepted_choice(trace, action):
-            # An alternative the user accepted when it was offered overrides "nonstop".
+        if nonstop and not accepted:
             record = _booked_record(trace, action)
             stops = _record_stops(record) if record is not None else None
             if stops is not None and stops > 0:
