@@ -43,7 +43,7 @@ _RISKY_WORDS_RE = re.compile(
     r"\b(refund\w*|reimburs\w*|money back|cancel\w*|terminat\w*|transfer\w*|send\w*|wire\w*|pay\w*|"
     r"delet\w*|remov\w*|eras\w*|clos(e|ing)|withdraw\w*|unsubscrib\w*|deactivat\w*|revok\w*|reset\w*|"
     r"void\w*|revers\w*|sell\w*|drop\w*|truncat\w*|wip(e|ing)|purg\w*|get rid of|clean ?up|empty|"
-    r"move \$?\d)",
+    r"move \$?\d|deploy\w*|ship\b|releas\w*|roll ?out|rotat\w*)",
     re.I,
 )
 _INQUIRY_RE = re.compile(
@@ -61,7 +61,10 @@ _REQUEST_RE = re.compile(r"\b(can|could|would|will) you\b|\bplease\b", re.I)
 _HEDGE_RE = re.compile(
     r"\bnot (\w+%?\s+){0,2}(sure|certain)\b|\bunsure\b|\bi guess\b|\bmaybe\b|\bperhaps\b|\bprobably\b|"
     r"\bif you (think|say|want)\b|\bwhat do you (recommend|think|suggest)\b|"
-    r"\bbut (first )?(check|ask|confirm|verify|wait|make sure)\b|\bcheck with\b|\bafter (you|we) (check|ask|talk)\b",
+    r"\bbut (first )?(check|ask|confirm|verify|wait|make sure)\b|\bcheck with\b|\bafter (you|we) (check|ask|talk)\b|"
+    # a yes on a condition: "sounds ok if Marcus agrees", "in principle yes, pending legal's ok"
+    r"\bpending\b|\bin principle\b|\b(if|once|when) [\w']+(\s+[\w']+)?\s+(agrees?|approves?|signs? off|okays?|"
+    r"says (ok|yes|so|it'?s (ok|fine)))\b",
     re.I,
 )
 

@@ -346,12 +346,12 @@ _WRITE_VERBS = frozenset(
     "deposit purchase buy schedule reserve save insert upload publish edit move terminate disable enable "
     "drop destroy purge wipe archive escalate register subscribe unsubscribe upgrade downgrade replace "
     "ship wire void reverse deactivate erase process sell make checkout confirm rm kill deploy release "
-    "rollout invite share select new put initiate return credit compensate reimburse payout".split()
+    "rollout invite share select new put initiate return credit compensate reimburse payout rotate".split()
 )
 _RISKY_VERBS = frozenset(
     "delete refund cancel transfer send pay drop remove wire withdraw charge close terminate destroy purge "
     "wipe revoke disable unsubscribe deactivate erase reset void reverse payout sell liquidate rm kill "
-    "truncate restart reboot".split()
+    "truncate restart reboot rotate".split()
 )
 # Statements that destroy or overwrite data for good (SQL, shell, infrastructure tools).
 _DESTRUCTIVE_RE = re.compile(

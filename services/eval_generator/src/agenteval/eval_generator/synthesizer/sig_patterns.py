@@ -35,6 +35,7 @@ from agenteval.eval_generator.synthesizer.sig_answers import (
 )
 from agenteval.eval_generator.synthesizer.sig_dialogue import (
     acted_on_superseded_instruction,
+    action_outside_confirmed_scope,
     booked_other_than_picked,
 )
 from agenteval.eval_generator.synthesizer.sig_grounding import (
@@ -81,6 +82,7 @@ _PATTERNS: tuple[Callable[[dict], float], ...] = (
     id_transposed_from_request,
     acted_on_superseded_instruction,
     booked_other_than_picked,
+    action_outside_confirmed_scope,
     # no answer, or an unsafe one
     ended_on_tool_call,
     answer_is_error,

@@ -145,6 +145,7 @@ SIGNALS: tuple[Signal, ...] = tuple(
         sig_dialogue.destructive_action_count,
         sig_dialogue.unconfirmed_destructive_action,
         sig_dialogue.risky_without_confirmation,
+        sig_dialogue.action_outside_confirmed_scope,
         sig_dialogue.asked_before_acting,
         # the answer itself
         sig_answers.status_not_ok,
