@@ -224,6 +224,7 @@ DEV_V22 = ROOT / "tests" / "fixtures" / "dev_families_v22"
 DEV_V23 = ROOT / "tests" / "fixtures" / "dev_families_v23"
 DEV_V24 = ROOT / "tests" / "fixtures" / "dev_families_v24"
 DEV_V25 = ROOT / "tests" / "fixtures" / "dev_families_v25"
+DEV_V26 = ROOT / "tests" / "fixtures" / "dev_families_v26"
 DEV_V27 = ROOT / "tests" / "fixtures" / "dev_families_v27"
 
 
@@ -251,6 +252,7 @@ DEV_V27 = ROOT / "tests" / "fixtures" / "dev_families_v27"
         (DEV_V23, "make_v23.py", 6),
         (DEV_V24, "make_v24.py", 6),
         (DEV_V25, "make_v25.py", 6),
+        (DEV_V26, "make_v26.py", 6),
         (DEV_V27, "make_v27.py", 6),
     ],
 )
