@@ -36,6 +36,7 @@ from agenteval.eval_generator.synthesizer._values import (
     _STOP_CAPS,
     _STOPWORDS,
     _date_entities,
+    _entities,
     _numbers,
     _source_text,
     _stem,
@@ -213,6 +214,57 @@ def answer_says_unknown(trace: dict) -> float:
     return 1.0 if _says_unknown(_answer(trace)) else 0.0
 
 
+# Where the agent looked, not what it looked for: "in the HR policy library", "in the people policies".
+_LOOKED_IN_RE = re.compile(
+    r"\s(?:in|from|within|across|among)\s+(?:the|our|any|your|these|those|this)\b[^,.;]*?"
+    r"(?=\s(?:about|on|regarding|for|covering|as to)\b|\W*$)",
+    re.I,
+)
+# "On return shipping costs: none of the passages I retrieved cover it".
+_NONE_COVER_RE = re.compile(
+    r"\bnone of (?:the |my |our )?(?:\w+ ){0,4}?(?:cover|covers|mention|mentions|say|says|address|addresses|"
+    r"answer|answers)\b",
+    re.I,
+)
+# Words that only say a point was asked about: "guidance on", "anything about", "the policies".
+_ASKING_WORDS = frozenset(
+    "guidance information info anything nothing much many how get gets whether mention mentions specify specifics "
+    "details detail say says covered cover covers retrieved found find able passages passage results policy "
+    "policies library handbook manual guide articles article pages page".split()
+)
+# What a passage gives as a value: "the warranty period" is covered by "a warranty of two years".
+_MEASURE_WORDS = frozenset(
+    "number deadline period amount cost costs limit time duration length maximum minimum rate price fee fees "
+    "total".split()
+)
+# A value, not the digits of an id ("HR-052").
+_HAS_VALUE_RE = re.compile(
+    r"(?<![\w-])\d+(?:[.,]\d+)?(?![\w-])|\b(one|two|three|four|five|six|seven|eight|nine|ten|twelve|thirty)\b"
+)
+
+
+def _word_root(word: str) -> str:
+    """The start of a word that its other forms share: "carried" and "carry", "costs" and "cost"."""
+    for suffix, replacement in (("ied", "y"), ("ies", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", "")):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            word = word[: -len(suffix)] + replacement
+            break
+    return word[:5]
+
+
+def _said_missing(sentence: str, m: re.Match) -> str:
+    """What a sentence says the sources lack: the words after "couldn't find", without where the
+    agent looked, or the topic before "none of the passages cover it"."""
+    after = re.split(r"[,;(]|\s(?:so|but|and i)\b", sentence[m.end() :])[0]
+    after = _LOOKED_IN_RE.sub("", " " + after)
+    if len(re.findall(r"[a-z]{3,}", after.lower())) >= 2:
+        return after
+    before = re.split(r"[.;]", sentence[: m.start()])[-1]
+    if ":" not in before:
+        return after  # "..., which doesn't mention sabbaticals": the topic is after
+    return re.sub(r"^\W*(on|about|regarding|as for|for)\s+", "", before.split(":")[0], flags=re.I)
+
+
 def unknown_but_covered(trace: dict) -> float:
     """The answer says the sources do not cover something ("the policy doesn't specify the meal per diem in Toronto") that one retrieved passage names in every word."""
     answer = _plain(_answer(trace))
@@ -225,26 +277,86 @@ def unknown_but_covered(trace: dict) -> float:
     ][:200]
     if not passages:
         return 0.0
-    for sentence in [x for x in re.split(r"(?<=[.!?])\s+|\n+", answer) if _UNKNOWN_RE.search(x)][:10]:
-        m = _UNKNOWN_RE.search(sentence)
+    sentences = [
+        x for x in re.split(r"(?<=[.!?])\s+|\n+", answer) if _UNKNOWN_RE.search(x) or _NONE_COVER_RE.search(x)
+    ]
+    for sentence in sentences[:10]:
+        m = _UNKNOWN_RE.search(sentence) or _NONE_COVER_RE.search(sentence)
         if not m:
             continue
-        # What the sentence says is missing: the words after "doesn't specify", to the clause's end.
-        missing = re.split(
-            r"[,;:(]|\s(?:so|but|and i|in the (?:docs?|documents?|sources?))\b", sentence[m.end() :]
-        )[0]
+        missing = _said_missing(sentence, m)
+        names = {w.lower().rstrip(".") for w in re.findall(r"\b[A-Z][\w&-]+|\b[a-z]*\d[\w.]*", missing)}
+        names = {
+            n for n in names if n not in _ASKING_WORDS | _SEARCH_WORDS and n not in _STOPWORDS and n != "i"
+        }
+        name_words = {w for n in names for w in re.findall(r"[a-z0-9]+", n)}
         words = [
             w
             for w in re.findall(r"[a-z0-9]+", missing.lower())
-            if len(w) >= 3 and w not in _STOPWORDS and w not in _CONTENT_STOPWORDS and w not in _SEARCH_WORDS
+            if len(w) >= 3
+            and w not in _STOPWORDS
+            and w not in _CONTENT_STOPWORDS
+            and w not in _SEARCH_WORDS
+            and w not in _ASKING_WORDS
+            and w not in name_words
         ][:12]
-        names = {w.lower().rstrip(".") for w in re.findall(r"\b[A-Z][\w-]+|\b[a-z]*\d[\w.]*", missing)}
-        if len(words) < 2:
-            continue
+        topic = [w for w in words if w not in _MEASURE_WORDS]
+        if not topic or len(words) + len(names) < 2:
+            continue  # "I couldn't find it" names nothing to look for
         for p in passages:
-            found = [w for w in words if re.search(r"\b" + re.escape(w[:5]), p)]
-            # Most of what is said missing, and every name of it (a city, a plan, a version), is there.
-            if len(found) >= 0.75 * len(words) and all(re.search(r"\b" + re.escape(n), p) for n in names):
+            if len(topic) < len(words) and not _HAS_VALUE_RE.search(p):
+                continue  # "the warranty period" asks for a value this passage does not give
+            found = [w for w in topic if re.search(r"\b" + re.escape(_word_root(w)), p)]
+            # What is said missing, but for one word of three or more, and every name of it (a
+            # city, a plan, a version) is there.
+            if len(found) >= len(topic) - (len(topic) >= 3) and all(
+                re.search(r"(?<!\w)" + re.escape(n), p) for n in names
+            ):
+                return 1.0
+    return 0.0
+
+
+# A retrieved document that says it is no longer in force: "(2021 edition, superseded)", "status: archived".
+_OLD_EDITION_RE = re.compile(
+    r"\b(superseded|archived|deprecated|obsolete|retired|withdrawn|outdated)\b", re.I
+)
+# A sentence that gives a value as the old one: "used to be 50 under the 2021 edition".
+_SAID_AS_OLD_RE = re.compile(
+    r"\b(used to|previously|superseded|old|older|former|formerly|earlier edition|no longer|was|were|had been|"
+    r"prior|archived|outdated|obsolete|until)\b",
+    re.I,
+)
+
+
+def _values_in(text: str) -> set:
+    return {e for e in _entities(text, with_names=False) if e.startswith(("num:", "date:"))}
+
+
+def _content_words(text: str) -> set:
+    return {w for w in re.findall(r"[a-z]{4,}", text.lower()) if w not in _STOPWORDS}
+
+
+def answer_uses_superseded_value(trace: dict) -> float:
+    """The answer gives, as the rule in force, a value only a superseded edition states, where a current
+    document on the same point states another ("4 years" from the 2021 edition, "5 years" now)."""
+    passages = [
+        p[:20_000] for c in _tool_calls(trace) if not _call_failed(c) for p in _passages(c.get("result"))
+    ][:200]
+    old = [(_values_in(p), _content_words(p)) for p in passages if _OLD_EDITION_RE.search(p)]
+    if not old:
+        return 0.0
+    current = [(_values_in(p), _content_words(p)) for p in passages if not _OLD_EDITION_RE.search(p)]
+    current_values = set().union(*(values for values, _ in current))
+    # Old passages a current one restates with another value: the same point, changed since.
+    changed = [
+        values
+        for values, words in old
+        if words and any(len(words & w) >= 0.6 * len(words) and v - values for v, w in current)
+    ]
+    for sentence in re.split(r"(?<=[.!?])\s+|\n+", _plain(_answer(trace)))[:60]:
+        if changed and not _SAID_AS_OLD_RE.search(sentence):
+            values = _values_in(sentence)
+            if any((values & old_values) - current_values for old_values in changed):
                 return 1.0
     return 0.0
 

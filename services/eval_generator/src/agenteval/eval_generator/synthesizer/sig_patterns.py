@@ -40,6 +40,7 @@ from agenteval.eval_generator.synthesizer.sig_dialogue import (
 )
 from agenteval.eval_generator.synthesizer.sig_grounding import (
     answer_misstates_record,
+    answer_uses_superseded_value,
     charged_above_agreed,
     cites_other_document,
     denies_action_taken,
@@ -66,6 +67,7 @@ _PATTERNS: tuple[Callable[[dict], float], ...] = (
     promises_action_not_taken,
     money_back_without_call,
     answer_misstates_record,
+    answer_uses_superseded_value,
     charged_above_agreed,
     cites_other_document,
     denies_action_taken,

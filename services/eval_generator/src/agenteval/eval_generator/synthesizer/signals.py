@@ -102,6 +102,7 @@ SIGNALS: tuple[Signal, ...] = tuple(
         sig_grounding.denies_action_taken,
         sig_grounding.promises_action_not_taken,
         sig_grounding.unjustified_action_or_claim,
+        sig_grounding.answer_uses_superseded_value,
         # actions against the request, limits and checks
         sig_actions.action_conflicts_request,
         sig_actions.action_value_not_asked,
