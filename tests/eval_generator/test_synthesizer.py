@@ -299,6 +299,8 @@ def test_every_signal_is_documented_and_survives_empty_or_odd_traces() -> None:
     ]
     for s in SIGNALS:
         assert s.description and "\n" not in s.description, s.name
+        # The whole first paragraph of the docstring, not its first line cut mid-sentence.
+        assert s.description.endswith((".", ")", '"', "?")), (s.name, s.description)
         for trace in odd:
             assert math.isfinite(s.fn(trace)), s.name
 

@@ -57,7 +57,9 @@ _EITHER_WAY = frozenset(
 
 
 def _signal(fn: Callable[[dict], float]) -> Signal:
-    doc = (fn.__doc__ or fn.__name__).strip().splitlines()[0]
+    # The docstring's first paragraph, on one line: a description cut at its first line break
+    # ("... the description the user said yes") would say half of what the signal reads.
+    doc = " ".join((fn.__doc__ or fn.__name__).strip().split("\n\n")[0].split())
     name = fn.__name__
     polarity = 1 if name in _BETTER_WHEN_HIGHER else 0 if name in _EITHER_WAY else -1
     return Signal(name, doc, fn, polarity)
